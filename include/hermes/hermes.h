@@ -1,0 +1,103 @@
+/* hermes/hermes.h: the public API of libhermes, the Hermes verb executor.
+ *
+ * An executor holds a workspace root and the table of verbs. Give it an envelope
+ * ({"verb": ..., "arguments": {...}} as JSON, or the same as YAML) and it returns the verb's result
+ * as a JSON object. The argument and result types are in <hermes/types.h>, generated from the
+ * verb table (defs/verbs.def).
+ *
+ * Thread safety: an executor is read-only after hermes_executor_new(); any number of threads may
+ * call hermes_execute() on it at once. */
+#ifndef HERMES_HERMES_H
+#define HERMES_HERMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hermes/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define HERMES_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define HERMES_PRINTF(f, a)
+#endif
+
+/* The details of a failure. Every fallible call takes an optional pointer to one and fills it on
+ * failure; on success it is left untouched. Fixed-size so that filling it can never fail. */
+typedef struct hermes_error {
+	hermes_errcode_t code;  /* what kind of failure (HERMES_E_NONE if none) */
+	int line;               /* 1-based line in the input it refers to, 0 if none */
+	int column;             /* 1-based column, 0 if none */
+	char field[256];        /* the offending field ("arguments.startLine"), "" if none */
+	char message[4608];     /* a sentence that names what was wrong; always NUL-terminated */
+} hermes_error_t;
+
+/* Settings of an executor. Zero means "the default" for every member. */
+typedef struct hermes_config {
+	const char *root;            /* workspace root directory; NULL: the current directory */
+	int64_t max_read_bytes;      /* fs.readFile limit; default 64 MiB */
+	int32_t proc_timeout_seconds;/* proc.run default timeout; default 600 */
+	int64_t proc_output_limit;   /* proc.run stdout+stderr limit; default 1 GiB */
+	int64_t max_envelope_bytes;  /* largest envelope accepted; default 64 MiB */
+} hermes_config_t;
+
+#define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)
+#define HERMES_DEFAULT_PROC_TIMEOUT       600
+#define HERMES_DEFAULT_PROC_OUTPUT_LIMIT  (1024LL * 1024 * 1024)
+#define HERMES_DEFAULT_MAX_ENVELOPE_BYTES (64LL * 1024 * 1024)
+
+/* How an execution ended; also the `hermes exec` exit status of a single envelope. */
+typedef enum hermes_outcome {
+	HERMES_OUTCOME_SUCCEEDED = 0, /* the verb ran and succeeded */
+	HERMES_OUTCOME_FAILED = 1,    /* the verb ran (or was refused) and failed: succeeded=false */
+	HERMES_OUTCOME_INVALID = 2    /* the envelope could not be decoded; no verb ran */
+} hermes_outcome_t;
+
+/* A cancellation token. hermes_cancel_request() is async-signal-safe and thread-safe; a running
+ * proc.run watches hermes_cancel_fd() and ends its process group when it becomes readable. */
+typedef struct hermes_cancel hermes_cancel_t;
+hermes_cancel_t *hermes_cancel_new(void);          /* NULL if out of memory or descriptors */
+void hermes_cancel_free(hermes_cancel_t *cancel);  /* NULL is fine */
+void hermes_cancel_request(hermes_cancel_t *cancel);
+bool hermes_cancel_requested(const hermes_cancel_t *cancel);
+int hermes_cancel_fd(const hermes_cancel_t *cancel); /* readable once cancelled */
+
+typedef struct hermes_executor hermes_executor_t;
+
+/* Creates an executor with every built-in verb, confined to config->root (which must be an
+ * existing directory). On success *out owns a new executor (free with hermes_executor_free) and 0
+ * is returned; on failure -1 is returned, *out is untouched and err (if not NULL) says why. */
+int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err);
+void hermes_executor_free(hermes_executor_t *executor); /* NULL is fine */
+
+/* The absolute, resolved workspace root of an executor. Owned by the executor. */
+const char *hermes_executor_root(const hermes_executor_t *executor);
+
+#define HERMES_JSON_PRETTY 1u  /* indent the result JSON by two spaces per level */
+
+/* Executes one envelope: text[0..len) holds exactly one JSON or YAML document (JSON if its first
+ * non-blank character is '{'). cancel may be NULL.
+ *
+ * *result_json always receives a malloc'd, NUL-terminated JSON object (free with free()): the
+ * verb's result, or for an envelope that could not be decoded {"succeeded":false,...} with
+ * errorCode InvalidEnvelope, UnknownVerb or InvalidArguments. In that last case err (if not NULL)
+ * also gets the details, including the line and field where known. Only if memory runs out is
+ * *result_json set to NULL. */
+hermes_outcome_t hermes_execute(hermes_executor_t *executor, const char *text, size_t len,
+                                unsigned flags, hermes_cancel_t *cancel, char **result_json,
+                                hermes_error_t *err);
+
+/* The stable name of an error code ("NotFound"), or NULL for HERMES_E_NONE or an unknown value. */
+const char *hermes_errcode_name(hermes_errcode_t code);
+
+/* The version of libhermes ("0.1.0"). */
+const char *hermes_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HERMES_HERMES_H */

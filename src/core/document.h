@@ -1,0 +1,32 @@
+/* core/document.h: splitting an input stream into envelope documents. A stream whose first
+ * non-blank character is '{' is JSON (envelopes one after another, any whitespace between); any
+ * other stream is YAML (documents separated by "---" lines, optionally ended by "..." lines). */
+#ifndef HERMES_CORE_DOCUMENT_H
+#define HERMES_CORE_DOCUMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hermes/hermes.h>
+
+typedef enum hermes_format { HERMES_FORMAT_JSON, HERMES_FORMAT_YAML } hermes_format_t;
+
+/* The format of a text, from its first non-blank character. */
+hermes_format_t hermes_detect_format(const char *text, size_t len);
+
+typedef struct hermes_doc_splitter {
+	const char *text;
+	size_t len;
+	size_t pos;        /* where the next document starts */
+	int line;          /* 1-based line of pos */
+	hermes_format_t format;
+} hermes_doc_splitter_t;
+
+void hermes_doc_splitter_init(hermes_doc_splitter_t *s, const char *text, size_t len);
+
+/* The next document: returns 1 and sets *doc/*doc_len/*first_line (1-based line where it starts),
+ * 0 at the end of the stream. JSON streams: a syntax error yields the rest of the stream as one
+ * last document, so that decoding it reports the error. Empty YAML documents are skipped. */
+int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len, int *first_line);
+
+#endif

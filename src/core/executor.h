@@ -1,0 +1,33 @@
+/* core/executor.h: the executor's internal interface for the front ends (src/cli, src/server):
+ * execution from an already-parsed JSON value, the registry's listing, and error results. */
+#ifndef HERMES_CORE_EXECUTOR_H
+#define HERMES_CORE_EXECUTOR_H
+
+#include <cjson/cJSON.h>
+#include <hermes/hermes.h>
+
+#include "core/desc.h"
+
+/* Executes from a parsed JSON value. If verb is NULL, json is a whole envelope
+ * ({"verb":..., "arguments":...}); otherwise json is the arguments object of that verb (NULL or a
+ * JSON null means {}). Same contract as hermes_execute(); err->field names the offending field
+ * ("arguments.startLine" for an envelope, "startLine" for bare arguments). */
+hermes_outcome_t hermes_execute_cjson(hermes_executor_t *executor, const char *verb,
+                                      const cJSON *json, unsigned flags, hermes_cancel_t *cancel,
+                                      char **result_json, hermes_error_t *err);
+
+/* The registered verbs, sorted by name; index < hermes_executor_verb_count(). */
+size_t hermes_executor_verb_count(const hermes_executor_t *executor);
+const hermes_verb_desc_t *hermes_executor_verb_at(const hermes_executor_t *executor, size_t index);
+/* A registered verb by name, case-insensitively; NULL if none. */
+const hermes_verb_desc_t *hermes_executor_find(const hermes_executor_t *executor, const char *name);
+
+/* The settings in force (defaults filled in). */
+const hermes_config_t *hermes_executor_config(const hermes_executor_t *executor);
+
+/* The result object for an envelope that could not be decoded:
+ * {"succeeded":false,"errorMessage":err->message,"errorCode":<name of err->code>}.
+ * malloc'd; NULL only if out of memory. */
+char *hermes_error_result_json(const hermes_error_t *err, unsigned flags);
+
+#endif

@@ -1,0 +1,26 @@
+# src/core: the executor, registry, envelope decoding (JSON and YAML), result encoding, schema
+# IDL and errors. No file system, process or console I/O here.
+noinst_LTLIBRARIES += libhermes_core.la
+libhermes_core_la_SOURCES = \
+	src/core/desc.h \
+	src/core/verb.h \
+	src/core/executor.h \
+	src/core/idl.h \
+	src/core/document.h \
+	src/core/buf.c src/core/buf.h \
+	src/core/utf8.c src/core/utf8.h \
+	src/core/json_scan.c src/core/json_scan.h \
+	src/core/cancel.c \
+	src/core/error.c \
+	src/core/structs.c \
+	src/core/decode.c src/core/decode.h \
+	src/core/decode_json.c \
+	src/core/decode_yaml.c \
+	src/core/encode.c src/core/encode.h \
+	src/core/idl.c \
+	src/core/document.c \
+	src/core/executor.c \
+	src/core/gen_descriptors.c \
+	src/core/gen_yaml_schema.c
+libhermes_core_la_LIBADD = $(CJSON_LIBS) $(CYAML_LIBS)
+hermesinclude_HEADERS += include/hermes/hermes.h include/hermes/types.h

@@ -1,0 +1,44 @@
+/* core/verb.h: what a verb handler sees, and how handlers are registered with an executor.
+ * Used by src/verbs (which implements the handlers); nothing here touches the system. */
+#ifndef HERMES_CORE_VERB_H
+#define HERMES_CORE_VERB_H
+
+#include <hermes/hermes.h>
+
+#include "core/desc.h"
+
+/* One call of a verb. */
+typedef struct hermes_call {
+	const hermes_config_t *config; /* the executor's settings, defaults filled in */
+	void *host;                    /* the registrant's state (src/verbs: the workspace) */
+	hermes_cancel_t *cancel;       /* may be NULL */
+} hermes_call_t;
+
+/* A handler. args points to the verb's decoded argument struct (e.g.
+ * hermes_fs_read_range_args_t), result to a zeroed result struct with common.succeeded = true.
+ * The handler fills result; on failure it calls hermes_result_fail() and leaves the result's own
+ * fields unset (or sets common.keep_fields if they still mean something, as proc.run's do on
+ * Timeout). Handlers run concurrently and must be thread-safe. */
+typedef void (*hermes_verb_fn)(const hermes_call_t *call, const void *args, void *result);
+
+/* Creates an executor with an empty registry. config is copied (root is resolved by the caller and
+ * passed in resolved_root, copied too). host is passed to every handler and released with
+ * host_free (may be NULL) by hermes_executor_free. Returns NULL if out of memory. */
+hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const char *resolved_root,
+                                          void *host, void (*host_free)(void *));
+
+/* Registers the handler of a verb of the table, by its table name (matched case-insensitively).
+ * Returns 0, or -1 (err filled) if the verb is not in the table or already registered. */
+int hermes_executor_register(hermes_executor_t *executor, const char *verb, hermes_verb_fn fn,
+                             hermes_error_t *err);
+
+/* Marks a result as failed: succeeded = false, error_code = code, error_message = the formatted
+ * sentence (which should name the path). result is any result struct. */
+void hermes_result_fail(void *result, hermes_errcode_t code, const char *fmt, ...)
+	HERMES_PRINTF(3, 4);
+
+/* Sets err (if not NULL): code and formatted message; line, column and field cleared. */
+void hermes_error_set(hermes_error_t *err, hermes_errcode_t code, const char *fmt, ...)
+	HERMES_PRINTF(3, 4);
+
+#endif

@@ -1,0 +1,1 @@
+# tests/console.mk: (filled in by the console work)

@@ -1,0 +1,1 @@
+# tests/server.mk: (filled in by the server work)

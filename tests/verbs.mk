@@ -1,0 +1,1 @@
+# tests/verbs.mk: (filled in by the verbs work)
