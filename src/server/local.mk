@@ -2,5 +2,13 @@
 noinst_LTLIBRARIES += libhermes_server.la
 libhermes_server_la_SOURCES = \
 	src/server/server.h \
-	src/server/server.c
+	src/server/server.c \
+	src/server/state.h \
+	src/server/framing.c src/server/framing.h \
+	src/server/json_text.c src/server/json_text.h \
+	src/server/jsonrpc.c src/server/jsonrpc.h \
+	src/server/dispatch.c \
+	src/server/pool.c src/server/pool.h \
+	src/server/output.c src/server/output.h \
+	src/server/log.c src/server/log.h
 libhermes_server_la_LIBADD = libhermes_core.la

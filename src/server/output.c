@@ -1,0 +1,245 @@
+/* server/output.c: the writer thread (see output.h). Frames waiting together are written with one
+ * writev(), which is what keeps throughput up when thousands of small replies are in flight. */
+#include <config.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "server/framing.h"
+#include "server/log.h"
+#include "server/output.h"
+
+typedef struct frame {
+	struct frame *next;
+	hermes_reply_t reply;
+	char header[48];
+	size_t header_len;
+	const char *trailer;
+} frame_t;
+
+struct hermes_output {
+	int fd;
+	pthread_t tid;
+	pthread_mutex_t lock;
+	pthread_cond_t more;     /* a frame was queued, or stopping */
+	pthread_cond_t idle;     /* the writer finished */
+	frame_t *head, *tail;
+	bool stopping, done, broken;
+	uint64_t written;        /* frames written */
+	uint64_t progress;       /* bytes written, to tell a slow client from a stuck one */
+	void (*on_broken)(void *);
+	void *ctx;
+};
+
+void hermes_reply_clear(hermes_reply_t *r)
+{
+	free(r->part[0]);
+	free(r->part[1]);
+	memset(r, 0, sizeof *r);
+}
+
+size_t hermes_reply_length(const hermes_reply_t *r)
+{
+	return r->len[0] + r->len[1] + (r->tail ? strlen(r->tail) : 0);
+}
+
+static void free_frames(frame_t *f)
+{
+	while (f) {
+		frame_t *next = f->next;
+		hermes_reply_clear(&f->reply);
+		free(f);
+		f = next;
+	}
+}
+
+/* Writes all of iov[0..n), resuming after short writes. 0, or an errno value. */
+static int write_all(hermes_output_t *out, struct iovec *iov, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(out->fd, iov, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		pthread_mutex_lock(&out->lock);
+		out->progress += (uint64_t)w;
+		pthread_mutex_unlock(&out->lock);
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+#define BATCH_IOV 240 /* 5 pieces per frame, under IOV_MAX (1024) */
+
+static void *writer_main(void *arg)
+{
+	hermes_output_t *out = arg;
+	struct iovec iov[BATCH_IOV];
+	pthread_mutex_lock(&out->lock);
+	for (;;) {
+		while (out->head == NULL && !out->stopping)
+			pthread_cond_wait(&out->more, &out->lock);
+		if (out->head == NULL)
+			break;
+		frame_t *list = out->head;
+		out->head = out->tail = NULL;
+		pthread_mutex_unlock(&out->lock);
+
+		bool was_broken = out->broken;
+		uint64_t count = 0;
+		for (frame_t *f = list; f && !out->broken;) {
+			int n = 0;
+			while (f && n + 5 <= BATCH_IOV) {
+				iov[n++] = (struct iovec){f->header, f->header_len};
+				for (int i = 0; i < 2; i++)
+					if (f->reply.len[i])
+						iov[n++] = (struct iovec){f->reply.part[i], f->reply.len[i]};
+				if (f->reply.tail && *f->reply.tail)
+					iov[n++] = (struct iovec){(void *)f->reply.tail, strlen(f->reply.tail)};
+				if (*f->trailer)
+					iov[n++] = (struct iovec){(void *)f->trailer, strlen(f->trailer)};
+				f = f->next;
+				count++;
+			}
+			int err = write_all(out, iov, n);
+			if (err != 0) {
+				if (err != EPIPE)
+					hermes_log(HERMES_LOG_ERROR, "cannot write a reply: %s", strerror(err));
+				else
+					hermes_log(HERMES_LOG_INFO, "the client closed the output pipe");
+				pthread_mutex_lock(&out->lock);
+				out->broken = true;
+				pthread_mutex_unlock(&out->lock);
+			}
+		}
+		free_frames(list);
+		pthread_mutex_lock(&out->lock);
+		out->written += count;
+		if (out->broken && !was_broken && out->on_broken) {
+			void (*cb)(void *) = out->on_broken;
+			void *ctx = out->ctx;
+			pthread_mutex_unlock(&out->lock);
+			cb(ctx);
+			pthread_mutex_lock(&out->lock);
+		}
+	}
+	out->done = true;
+	pthread_cond_broadcast(&out->idle);
+	pthread_mutex_unlock(&out->lock);
+	return NULL;
+}
+
+hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx), void *ctx)
+{
+	hermes_output_t *out = calloc(1, sizeof *out);
+	if (out == NULL)
+		return NULL;
+	out->fd = fd;
+	out->on_broken = on_broken;
+	out->ctx = ctx;
+	pthread_mutex_init(&out->lock, NULL);
+	pthread_cond_init(&out->more, NULL);
+	pthread_cond_init(&out->idle, NULL);
+	if (pthread_create(&out->tid, NULL, writer_main, out) != 0) {
+		pthread_mutex_destroy(&out->lock);
+		pthread_cond_destroy(&out->more);
+		pthread_cond_destroy(&out->idle);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r)
+{
+	frame_t *f = malloc(sizeof *f);
+	if (f == NULL) {
+		hermes_log(HERMES_LOG_ERROR, "out of memory queueing a reply; it is lost");
+		hermes_reply_clear(r);
+		return;
+	}
+	f->next = NULL;
+	f->reply = *r;
+	memset(r, 0, sizeof *r);
+	f->header_len = hermes_frame_header(mode, hermes_reply_length(&f->reply), f->header);
+	f->trailer = hermes_frame_trailer(mode);
+	pthread_mutex_lock(&out->lock);
+	if (out->broken || out->stopping) {
+		pthread_mutex_unlock(&out->lock);
+		free_frames(f);
+		return;
+	}
+	if (out->tail)
+		out->tail->next = f;
+	else
+		out->head = f;
+	out->tail = f;
+	pthread_cond_signal(&out->more);
+	pthread_mutex_unlock(&out->lock);
+}
+
+bool hermes_output_broken(hermes_output_t *out)
+{
+	pthread_mutex_lock(&out->lock);
+	bool b = out->broken;
+	pthread_mutex_unlock(&out->lock);
+	return b;
+}
+
+uint64_t hermes_output_count(hermes_output_t *out)
+{
+	pthread_mutex_lock(&out->lock);
+	uint64_t n = out->written;
+	pthread_mutex_unlock(&out->lock);
+	return n;
+}
+
+bool hermes_output_finish(hermes_output_t *out, int stall_seconds)
+{
+	pthread_mutex_lock(&out->lock);
+	out->stopping = true;
+	pthread_cond_signal(&out->more);
+	uint64_t last = out->progress;
+	int stalled = 0;
+	while (!out->done) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		if (pthread_cond_timedwait(&out->idle, &out->lock, &ts) == ETIMEDOUT) {
+			if (out->progress != last) {
+				last = out->progress;
+				stalled = 0;
+			} else if (++stalled >= stall_seconds) {
+				out->on_broken = NULL; /* the caller's state is going away */
+				pthread_mutex_unlock(&out->lock);
+				hermes_log(HERMES_LOG_WARN, "the client has read no reply for %d s; giving up "
+				           "on the replies still queued", stall_seconds);
+				return false;
+			}
+		}
+	}
+	pthread_mutex_unlock(&out->lock);
+	pthread_join(out->tid, NULL);
+	free_frames(out->head);
+	pthread_mutex_destroy(&out->lock);
+	pthread_cond_destroy(&out->more);
+	pthread_cond_destroy(&out->idle);
+	free(out);
+	return true;
+}

@@ -1,0 +1,40 @@
+/* server/output.h: the single writer of stdout. Replies are queued whole by any thread and written
+ * by one writer thread, so no reply is ever interleaved with another and no worker (nor the reader)
+ * ever blocks on a client that is slow to read. */
+#ifndef HERMES_SERVER_OUTPUT_H
+#define HERMES_SERVER_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "server/server.h"
+
+/* A reply body in up to three pieces (so that a large verb result is never copied): the body is
+ * part[0] part[1] part[2]. Pieces 0 and 1 are malloc'd (or NULL) and owned by the reply; piece 2
+ * is a static string (or NULL). */
+typedef struct hermes_reply {
+	char *part[2];
+	size_t len[2];
+	const char *tail;
+} hermes_reply_t;
+
+void hermes_reply_clear(hermes_reply_t *r);
+size_t hermes_reply_length(const hermes_reply_t *r);
+
+typedef struct hermes_output hermes_output_t;
+
+/* Starts the writer thread on fd. on_broken(ctx) is called (from the writer thread, once) if
+ * writing fails, e.g. because the client went away; later replies are then dropped. NULL on
+ * failure. */
+hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx), void *ctx);
+/* Queues a reply framed for mode; takes ownership of its pieces (and clears *r). */
+void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r);
+/* Writes what is queued, then stops the writer. Gives up if the client has read nothing for
+ * stall_seconds (then the thread is left blocked and the output not freed; returns false). */
+bool hermes_output_finish(hermes_output_t *out, int stall_seconds);
+bool hermes_output_broken(hermes_output_t *out);
+/* Replies written so far. */
+uint64_t hermes_output_count(hermes_output_t *out);
+
+#endif
