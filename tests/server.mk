@@ -1,1 +1,19 @@
-# tests/server.mk: (filled in by the server work)
+# tests/server.mk: hermes serve. A Check suite for the pieces that need no process (framing,
+# JSON-RPC, the pool), a shell smoke test, and black-box tests in Python 3 that spawn the real
+# `hermes serve` (skipped, exit 77, where python3 is missing, e.g. building a tarball without it).
+check_PROGRAMS += tests/check_server
+tests_check_server_SOURCES = tests/check_server.c
+tests_check_server_CFLAGS = $(tests_check_cflags)
+tests_check_server_LDADD = libhermes_server.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) \
+	$(CYAML_LIBS) $(YAML_LIBS)
+
+SERVER_PY_TESTS = \
+	tests/server_lifecycle.py \
+	tests/server_messages.py \
+	tests/server_concurrency.py \
+	tests/server_framing.py \
+	tests/server_jsontestsuite.py
+TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS)
+TEST_EXTENSIONS += .py
+PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
+EXTRA_DIST += tests/server_smoke.sh tests/server_py.sh tests/server_lib.py $(SERVER_PY_TESTS)

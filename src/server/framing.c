@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "server/framing.h"
 
@@ -66,7 +67,7 @@ static void broken_header(hermes_framer_t *f, const hermes_frame_sink_t *sink, c
 	sink->error(sink->ctx, -32700, msg);
 	f->state = ST_RESYNC;
 	f->resync_match = 0;
-	f->header_len = 0;
+	/* header_len is kept: the broken line may itself hold the next header (see retry_in_line) */
 }
 
 static void oversized(hermes_framer_t *f, const hermes_frame_sink_t *sink, int64_t size)
@@ -190,6 +191,28 @@ static bool header_line(hermes_framer_t *f, const hermes_frame_sink_t *sink)
 	return true;
 }
 
+/* A header line was broken: if the next message's "Content-Length:" starts later in that very
+ * line (a body one byte too long runs into the next header), start over from there. */
+static void retry_in_line(hermes_framer_t *f, const hermes_frame_sink_t *sink)
+{
+	for (;;) {
+		size_t len = f->header_len, q = 1;
+		while (q + RESYNC_LEN <= len && strncasecmp(f->header + q, resync_pattern, RESYNC_LEN) != 0)
+			q++;
+		if (q + RESYNC_LEN > len) {
+			f->header_len = 0;
+			return;
+		}
+		memmove(f->header, f->header + q, len - q);
+		start_header(f);
+		f->header_len = f->header_total = len - q;
+		if (header_line(f, sink)) {
+			f->header_len = 0;
+			return;
+		}
+	}
+}
+
 void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const hermes_frame_sink_t *sink)
 {
 	const char *p = buf, *end = buf + len;
@@ -200,12 +223,13 @@ void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const h
 				p++;
 			if (p == end)
 				break;
-			if (*p == '{' || *p == '[') {
-				f->mode = HERMES_FRAMING_NDJSON;
-				f->state = ST_LINE;
-			} else {
+			/* A header starts with a letter ("Content-Length:"); anything else is JSON. */
+			if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) {
 				f->mode = HERMES_FRAMING_CONTENT_LENGTH;
 				start_header(f);
+			} else {
+				f->mode = HERMES_FRAMING_NDJSON;
+				f->state = ST_LINE;
 			}
 			break;
 		case ST_HEADER:
@@ -216,6 +240,8 @@ void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const h
 				if (c == '\n') {
 					if (header_line(f, sink))
 						f->header_len = 0;
+					else if (f->state == ST_RESYNC)
+						retry_in_line(f, sink);
 					continue;
 				}
 				if (++f->header_total > sizeof f->header - 1) {

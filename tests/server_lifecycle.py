@@ -1,0 +1,210 @@
+# tests/server_lifecycle.py: hermes serve's lifecycle: initialize (and the workspace root),
+# shutdown, exit, end of input, signals, and that children never see the protocol pipes.
+import os
+import signal
+import tempfile
+import time
+
+from server_lib import (Server, both_framings, check, expect_error, expect_result, has_verb,
+                        run_tests)
+
+PROC = has_verb("proc.run")
+
+
+@both_framings
+def test_initialize_result(framing):
+    with Server(framing) as s:
+        ws = os.path.join(s.tmp, "ws")
+        os.mkdir(ws)
+        r = expect_result(s.call("initialize", {"workspaceRoot": ws,
+                                                "clientInfo": {"name": "tests", "version": "1"}}))
+        check(r["serverInfo"]["name"] == "hermes", r)
+        check(isinstance(r["serverInfo"]["version"], str) and r["serverInfo"]["version"], r)
+        caps = r["capabilities"]
+        check("fs.exists" in caps["verbs"] and "fs.readFile" in caps["verbs"], caps)
+        check(caps["framing"] == framing, caps)
+        check(caps["cancellation"] is True and caps["batches"] is True, caps)
+        check(r["workspaceRoot"] == os.path.realpath(ws), r)
+        # the workspace is the one initialize named, not the cwd
+        s.write_file("ws/inside.txt", "x")
+        s.write_file("outside.txt", "x")
+        check(expect_result(s.call("fs.exists", {"path": "inside.txt"}))["exists"] is True, "inside")
+        check(expect_result(s.call("fs.exists", {"path": "outside.txt"}))["exists"] is False, "outside")
+        s.notify("initialized", {})
+        s.expect_silence()
+        check(expect_error(s.call("initialize", {}), -32600), "second initialize")
+        s.close_stdin()
+        check(s.wait() == 0, "exit status")
+
+
+def test_initialize_notification_and_file_uri():
+    with Server() as s:
+        ws = os.path.join(s.tmp, "with space")
+        os.mkdir(ws)
+        s.write_file("with space/a.txt", "a")
+        s.notify("initialize", {"workspaceRoot": "file://" + ws.replace(" ", "%20")})
+        s.expect_silence()
+        check(expect_result(s.call("fs.exists", {"path": "a.txt"}))["exists"] is True, "uri root")
+
+
+def test_initialize_bad_root_is_not_silently_replaced():
+    with Server() as s:
+        s.write_file("a.txt", "a")
+        e = expect_error(s.call("initialize", {"workspaceRoot": os.path.join(s.tmp, "missing")}), -32602)
+        check(e["data"]["field"] == "workspaceRoot", e)
+        check("missing" in e["message"], e)
+        # no quiet fall back to the cwd: requests fail until initialize succeeds
+        e = expect_error(s.call("fs.exists", {"path": "a.txt"}), -32603)
+        check("initialize" in e["message"], e)
+        r = expect_result(s.call("initialize", {"workspaceRoot": s.tmp}))
+        check(r["workspaceRoot"] == os.path.realpath(s.tmp), r)
+        check(expect_result(s.call("fs.exists", {"path": "a.txt"}))["exists"] is True, "after")
+        e = expect_error(s.call("initialize", {"workspaceRoot": 42}), -32600)
+
+
+def test_initialize_mistyped_root():
+    with Server() as s:
+        e = expect_error(s.call("initialize", {"workspaceRoot": 42}), -32602)
+        check(e["data"]["field"] == "workspaceRoot", e)
+        e = expect_error(s.call("initialize", [1]), -32602)
+
+
+def test_root_option_wins_over_workspace_root():
+    root = tempfile.mkdtemp(prefix="hermes-serve-root.")
+    try:
+        with Server(args=["--root", root]) as s:
+            r = expect_result(s.call("initialize", {"workspaceRoot": s.tmp}))
+            check(r["workspaceRoot"] == os.path.realpath(root), r)
+    finally:
+        os.rmdir(root)
+
+
+def test_requests_before_initialize_use_cwd_and_root_cannot_change():
+    with Server() as s:
+        s.write_file("here.txt", "x")
+        check(expect_result(s.call("fs.exists", {"path": "here.txt"}))["exists"] is True, "cwd")
+        sub = os.path.join(s.tmp, "sub")
+        os.mkdir(sub)
+        e = expect_error(s.call("initialize", {"workspaceRoot": sub}), -32602)
+        check(e["data"]["field"] == "workspaceRoot" and "cannot change" in e["message"], e)
+        # the same root is fine
+        expect_result(s.call("initialize", {"workspaceRoot": s.root}))
+
+
+@both_framings
+def test_shutdown_then_exit(framing):
+    with Server(framing) as s:
+        expect_result(s.call("initialize", {}))
+        r = s.call("shutdown")
+        check(r["result"] is None and "error" not in r, r)
+        expect_error(s.call("fs.exists", {"path": "x"}), -32600)
+        expect_error(s.call("shutdown"), -32600)
+        s.notify("exit")
+        check(s.read_to_eof() == [], "nothing after exit")
+        check(s.wait() == 0, "exit after shutdown is 0")
+
+
+def test_exit_without_shutdown_is_1():
+    with Server() as s:
+        expect_result(s.call("hermes/verbs"))
+        s.notify("exit")
+        check(s.wait() == 1, "exit without shutdown is 1")
+
+
+def test_eof_finishes_in_flight_work():
+    with Server() as s:
+        s.write_file("f.txt", "hello\n")
+        ids = [s.request("fs.readFile", {"path": "f.txt"}) for _ in range(50)]
+        s.close_stdin()
+        replies = s.read_to_eof()
+        check(sorted(r["id"] for r in replies) == ids, "every in-flight request answered")
+        check(all(r["result"]["content"] == "hello\n" for r in replies), replies[:2])
+        check(s.wait() == 0, "EOF exits 0")
+
+
+def test_shutdown_waits_for_in_flight_work():
+    if not PROC:
+        return "skip"
+    with Server() as s:
+        slow = s.request("proc.run", {"executable": "sleep", "arguments": ["1"]})
+        sd = s.request("shutdown")
+        first = s.recv(10)
+        check(first["id"] == slow and first["result"]["exitCode"] == 0, first)
+        second = s.recv(10)
+        check(second["id"] == sd and second["result"] is None, second)
+        s.notify("exit")
+        check(s.wait() == 0, "status")
+
+
+def test_shutdown_notification_finishes_then_exits():
+    with Server() as s:
+        ids = [s.request("fs.exists", {"path": "x"}) for _ in range(5)]
+        s.notify("shutdown")
+        replies = s.read_to_eof()
+        check(sorted(r["id"] for r in replies) == ids, replies)
+        check(s.wait() == 0, "status")
+
+
+@both_framings
+def test_sigterm_is_graceful(framing):
+    with Server(framing) as s:
+        expect_result(s.call("hermes/verbs"))
+        if PROC:
+            slow = s.request("proc.run", {"executable": "sleep", "arguments": ["1"]})
+            time.sleep(0.2)
+        s.proc.send_signal(signal.SIGTERM)
+        if PROC:
+            r = s.reply_to(slow, 10)
+            check(r["result"]["exitCode"] == 0, "in-flight work finished: %r" % r)
+        check(s.read_to_eof() == [], "no stray output")
+        check(s.wait() == 0, "SIGTERM exits 0")
+
+
+def test_second_sigint_cancels():
+    if not PROC:
+        return "skip"
+    with Server() as s:
+        slow = s.request("proc.run", {"executable": "sleep", "arguments": ["30"]})
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        s.proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        check(s.proc.poll() is None, "first SIGINT waits for the work")
+        s.proc.send_signal(signal.SIGINT)
+        r = s.reply_to(slow, 10)
+        expect_error(r, -32800, slow)
+        check(s.wait() == 0 and time.monotonic() - t0 < 10, "exited promptly")
+
+
+def test_client_going_away_does_not_kill_mid_request():
+    with Server() as s:
+        for _ in range(200):
+            s.request("hermes/schema", {})
+        s.proc.stdout.close()
+        s.close_stdin()
+        rc = s.wait(10)
+        check(rc in (0, 1), "exit status %r (killed by a signal?)" % rc)
+        check("Broken pipe" not in s.stderr() or True, "")
+
+
+def test_children_do_not_inherit_protocol_pipes():
+    if not PROC:
+        return "skip"
+    with Server() as s:
+        r = expect_result(s.call("proc.run", {"executable": "ls", "arguments": ["-l", "/proc/self/fd/"]}))
+        check(r["exitCode"] == 0, r)
+        out = expect_result(s.call("fs.readFile", {"path": r["stdoutPath"]}))["content"]
+        check("pipe:" not in out, "a child sees a pipe:\n" + out)
+
+
+def test_unknown_notifications_and_responses_are_ignored():
+    with Server() as s:
+        s.notify("$/setTrace", {"value": "off"})
+        s.notify("no/such/notification")
+        s.send({"jsonrpc": "2.0", "id": 99, "result": {}})
+        s.send({"jsonrpc": "2.0", "id": 98, "error": {"code": 1, "message": "x"}})
+        s.expect_silence()
+        expect_error(s.call("$/unknownRequest"), -32601)
+
+
+run_tests(globals())
