@@ -649,6 +649,8 @@ START_TEST(documents_split)
 	ck_assert_int_eq(strncmp(d[3], "--- {d: 4}\n", l[3]), 0);
 	ck_assert_int_eq(split("a: |\n  text\n  ----\n---x: 1\n", d, l, line, 8), 1);
 	ck_assert_int_eq(split("\n\n  \n", d, l, line, 8), 0);
+	ck_assert_int_eq(split("%YAML 1.2\n---\na: 1\n---\nb: 2\n", d, l, line, 8), 2);
+	ck_assert_int_eq(strncmp(d[0], "%YAML 1.2\n---\na: 1\n", l[0]), 0);
 	ck_assert_int_eq(hermes_detect_format("\xef\xbb\xbf {", 5), HERMES_FORMAT_JSON);
 	ck_assert_int_eq(hermes_detect_format("[1]", 3), HERMES_FORMAT_YAML);
 }
