@@ -128,6 +128,7 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	struct sigaction sa, old_term, old_int, old_pipe;
 	memset(&sa, 0, sizeof sa);
 	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART; /* a worker's system call is not cut short; poll() still wakes */
 	signals_seen = 0;
 	signal_wake_fd = srv.wake[1];
 	sa.sa_handler = on_stop_signal;
