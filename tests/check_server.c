@@ -308,7 +308,7 @@ START_TEST(pool_runs_everything)
 {
 	atomic_int counter = 0;
 	static test_job_t jobs[2000];
-	hermes_pool_t *pool = hermes_pool_new(3, 8);
+	hermes_pool_t *pool = hermes_pool_new(3, 5);
 	for (int i = 0; i < 2000; i++) {
 		jobs[i] = (test_job_t){{NULL, NULL, count_job, false}, &counter, 0};
 		ck_assert_int_eq(hermes_pool_submit(pool, &jobs[i].job), 0);
@@ -322,7 +322,7 @@ START_TEST(pool_blocking_jobs_do_not_hold_up_others)
 {
 	atomic_int slow = 0, quick = 0;
 	test_job_t s[4], q[10];
-	hermes_pool_t *pool = hermes_pool_new(1, 16);
+	hermes_pool_t *pool = hermes_pool_new(1, 3); /* one blocking job waits for a thread */
 	for (int i = 0; i < 4; i++) {
 		s[i] = (test_job_t){{NULL, NULL, count_job, true}, &slow, 500};
 		hermes_pool_submit(pool, &s[i].job);
@@ -334,6 +334,16 @@ START_TEST(pool_blocking_jobs_do_not_hold_up_others)
 	usleep(200 * 1000);
 	ck_assert_int_eq(atomic_load(&quick), 10); /* the slow ones are still sleeping */
 	ck_assert_int_eq(atomic_load(&slow), 0);
+	ck_assert_uint_le(hermes_pool_threads(pool), 4); /* 3 blocking (+ 1 ordinary, maybe retired) */
+	usleep(500 * 1000);
+	ck_assert_int_eq(atomic_load(&slow), 3);
+	/* a flood of blocking jobs does not take the ordinary lane's thread */
+	for (int i = 0; i < 10; i++) {
+		q[i] = (test_job_t){{NULL, NULL, count_job, false}, &quick, 0};
+		hermes_pool_submit(pool, &q[i].job);
+	}
+	usleep(100 * 1000);
+	ck_assert_int_eq(atomic_load(&quick), 20);
 	hermes_pool_free(pool);
 	ck_assert_int_eq(atomic_load(&slow), 4);
 }

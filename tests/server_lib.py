@@ -133,6 +133,9 @@ class Server:
         """The next reply (parsed). Fails after timeout seconds."""
         if self.pending:
             return self.pending.pop(0)
+        return self._recv_new(timeout)
+
+    def _recv_new(self, timeout):
         deadline = time.monotonic() + timeout
         while True:
             msg = self._parse_one()
@@ -153,7 +156,7 @@ class Server:
                 return self.pending.pop(i)
         deadline = time.monotonic() + timeout
         while True:
-            m = self.recv(max(0.01, deadline - time.monotonic()))
+            m = self._recv_new(max(0.01, deadline - time.monotonic()))
             if isinstance(m, dict) and m.get("id") == id and type(m.get("id")) == type(id):
                 return m
             self.pending.append(m)

@@ -1,7 +1,8 @@
-/* server/pool.h: the worker pool that runs requests. A fixed number of workers (--jobs) run
- * ordinary work; a job marked blocking (one that mostly waits on a child process, like proc.run)
- * does not count against that number while it runs, so a slow proc.run never holds up quick
- * requests: the pool starts another worker instead, up to max_threads, and lets it go afterwards. */
+/* server/pool.h: the worker pool that runs requests. Two lanes: ordinary jobs run on at most `jobs`
+ * threads (--jobs); a job marked blocking (one that mostly waits on a child process, like
+ * proc.run) runs in its own lane of at most max_blocking threads. So a slow proc.run never holds
+ * up quick requests, and a flood of them cannot take every thread either. Threads are started on
+ * demand and let go when their lane has nothing left. */
 #ifndef HERMES_SERVER_POOL_H
 #define HERMES_SERVER_POOL_H
 
@@ -16,10 +17,11 @@ typedef struct hermes_pool_job {
 
 typedef struct hermes_pool hermes_pool_t;
 
-/* A pool of `jobs` workers (started on demand), at most max_threads threads in all. NULL if out of
+/* A pool running at most `jobs` ordinary and `max_blocking` blocking jobs at once. NULL if out of
  * memory. */
-hermes_pool_t *hermes_pool_new(int jobs, int max_threads);
-/* Queues a job (FIFO). Returns 0, or -1 if no worker could be started at all (job not queued). */
+hermes_pool_t *hermes_pool_new(int jobs, int max_blocking);
+/* Queues a job (FIFO within its lane). Returns 0, or -1 if no worker could be started at all
+ * (the job is not queued). */
 int hermes_pool_submit(hermes_pool_t *pool, hermes_pool_job_t *job);
 /* Takes a job off the queue if no worker has picked it up yet: true if it was removed (it will
  * never run), false if it is running or done. */

@@ -16,6 +16,9 @@
 #include "server/log.h"
 #include "server/state.h"
 
+/* proc.run requests running at once (each waits on a child in its own thread); more wait. */
+#define HERMES_SERVER_MAX_PROCS 64
+
 /* Signal handlers can only reach globals; there is one server per process. */
 static volatile sig_atomic_t signals_seen;
 static int signal_wake_fd = -1;
@@ -110,7 +113,7 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	atomic_init(&srv.output_broken, false);
 	hermes_framer_init(&srv.framer, opts->framing, opts->max_message_bytes);
 	int jobs = opts->jobs > 0 ? opts->jobs : processor_count();
-	srv.pool = hermes_pool_new(jobs, jobs + 64);
+	srv.pool = hermes_pool_new(jobs, HERMES_SERVER_MAX_PROCS);
 	srv.out = hermes_output_start(out, on_output_broken, &srv);
 	if (srv.pool == NULL || srv.out == NULL) {
 		hermes_log(HERMES_LOG_ERROR, "cannot start the worker threads");
