@@ -253,24 +253,23 @@ static void run_request(hermes_pool_job_t *job)
 	server_t *srv = req->srv;
 	hermes_reply_t r;
 
+	/* Only a blocking verb (proc.run) watches a cancellation token; the others run to the end
+	 * anyway, so they are spared the descriptor it costs. */
+	hermes_cancel_t *token = NULL;
+	if (req->job.blocking && (token = hermes_cancel_new()) == NULL)
+		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
 	pthread_mutex_lock(&srv->lock);
 	req->started = true;
 	bool cancelled = req->cancel_requested;
+	req->token = cancelled ? NULL : token;
 	pthread_mutex_unlock(&srv->lock);
 	if (cancelled) {
+		/* cancelled between leaving the queue and starting: it never runs */
+		hermes_cancel_free(token);
 		cancelled_reply(&r, req->id, NULL);
 		complete(req, &r);
 		return;
 	}
-
-	hermes_cancel_t *token = hermes_cancel_new();
-	if (token == NULL)
-		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
-	pthread_mutex_lock(&srv->lock);
-	req->token = token;
-	if (req->cancel_requested)
-		hermes_cancel_request(token);
-	pthread_mutex_unlock(&srv->lock);
 
 	char *result = NULL;
 	hermes_error_t err;
@@ -278,11 +277,13 @@ static void run_request(hermes_pool_job_t *job)
 	hermes_outcome_t outcome = hermes_execute_cjson(srv->ex, req->verb, req->params, 0, token,
 	                                                &result, &err);
 
-	pthread_mutex_lock(&srv->lock);
-	req->token = NULL;
-	cancelled = req->cancel_requested;
-	pthread_mutex_unlock(&srv->lock);
-	hermes_cancel_free(token);
+	if (token) {
+		pthread_mutex_lock(&srv->lock);
+		req->token = NULL;
+		cancelled = req->cancel_requested;
+		pthread_mutex_unlock(&srv->lock);
+		hermes_cancel_free(token);
+	}
 
 	if (req->id == NULL) {
 		free(result);
