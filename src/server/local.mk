@@ -8,6 +8,9 @@ libhermes_server_la_SOURCES = \
 	src/server/json_text.c src/server/json_text.h \
 	src/server/jsonrpc.c src/server/jsonrpc.h \
 	src/server/dispatch.c \
+	src/server/replies.c \
+	src/server/requests.c \
+	src/server/methods.c \
 	src/server/pool.c src/server/pool.h \
 	src/server/output.c src/server/output.h \
 	src/server/log.c src/server/log.h
