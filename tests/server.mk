@@ -17,3 +17,6 @@ TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS)
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_smoke.sh tests/server_py.sh tests/server_lib.py $(SERVER_PY_TESTS)
+
+# The benchmark (bench/server.sh HERMES) is run by hand; its driver and last figures ship too.
+EXTRA_DIST += bench/server.sh bench/server_bench.c bench/server-results.md

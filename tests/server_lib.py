@@ -227,6 +227,14 @@ class Server:
     def __exit__(self, *exc):
         self.close()
 
+    def wait_for_file(self, rel, timeout=10.0):
+        """Waits until rel exists in the workspace (a child's "I have started" marker)."""
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(os.path.join(self.root, rel)):
+            if time.monotonic() > deadline:
+                raise ProtocolError("%s did not appear within %.1f s; stderr: %s" % (rel, timeout, self.stderr()))
+            time.sleep(0.01)
+
     def write_file(self, rel, data):
         path = os.path.join(self.root, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -278,6 +286,11 @@ def both_framings(fn):
     """Runs a test once per framing."""
     fn.framings = ("ndjson", "content-length")
     return fn
+
+
+def started_then(seconds):
+    """proc.run params for a child that creates 'started' and then sleeps."""
+    return {"executable": "sh", "arguments": ["-c", "touch started; exec sleep %s" % seconds]}
 
 
 def has_verb(name):

@@ -6,7 +6,7 @@ import tempfile
 import time
 
 from server_lib import (Server, both_framings, check, expect_error, expect_result, has_verb,
-                        run_tests)
+                        run_tests, started_then)
 
 PROC = has_verb("proc.run")
 
@@ -150,8 +150,8 @@ def test_sigterm_is_graceful(framing):
     with Server(framing) as s:
         expect_result(s.call("hermes/verbs"))
         if PROC:
-            slow = s.request("proc.run", {"executable": "sleep", "arguments": ["1"]})
-            time.sleep(0.2)
+            slow = s.request("proc.run", started_then(1))
+            s.wait_for_file("started")
         s.proc.send_signal(signal.SIGTERM)
         if PROC:
             r = s.reply_to(slow, 10)
@@ -164,8 +164,8 @@ def test_second_sigint_cancels():
     if not PROC:
         return "skip"
     with Server() as s:
-        slow = s.request("proc.run", {"executable": "sleep", "arguments": ["30"]})
-        time.sleep(0.3)
+        slow = s.request("proc.run", started_then(30))
+        s.wait_for_file("started")
         t0 = time.monotonic()
         s.proc.send_signal(signal.SIGINT)
         time.sleep(0.2)
