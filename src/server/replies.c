@@ -75,9 +75,12 @@ batch_t *hermes_batch_place_locked(server_t *srv, batch_t *batch, size_t slot, h
 /* A reply made by the reader for an element or message that never reached the pool. */
 void hermes_reply_place(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r)
 {
+	if (batch == NULL) {
+		hermes_dispatch_send(srv, r);
+		return;
+	}
 	pthread_mutex_lock(&srv->lock);
-	if (batch)
-		batch->pending++; /* hermes_batch_place_locked takes one off */
+	batch->pending++; /* hermes_batch_place_locked takes one off */
 	batch_t *done = hermes_batch_place_locked(srv, batch, slot, r);
 	pthread_mutex_unlock(&srv->lock);
 	if (done)

@@ -34,17 +34,16 @@ static void complete(request_t *req, hermes_reply_t *r)
 		req->next->prev = req->prev;
 	srv->active_count--;
 	bool idle = srv->active_count == 0;
-	batch_t *done;
-	if (req->id == NULL) {
-		hermes_reply_clear(r);
-		hermes_reply_t none = {{NULL, NULL}, {0, 0}, NULL};
-		done = req->batch ? hermes_batch_place_locked(srv, req->batch, req->slot, &none) : NULL;
-	} else {
+	batch_t *done = NULL;
+	if (req->id == NULL)
+		hermes_reply_clear(r); /* a notification: its batch slot (if any) settles empty */
+	if (req->batch)
 		done = hermes_batch_place_locked(srv, req->batch, req->slot, r);
-	}
 	pthread_mutex_unlock(&srv->lock);
 	if (done)
 		hermes_batch_send(srv, done);
+	else if (req->batch == NULL && req->id)
+		hermes_dispatch_send(srv, r); /* outside the lock: it is the hot path */
 	free_request(req);
 	if (idle)
 		hermes_dispatch_check_idle(srv);
