@@ -4,6 +4,8 @@
  *   send TEXT      type TEXT (escapes: \r \n \t \e \\ \xHH; \x03 is Ctrl-C, \x04 Ctrl-D)
  *   expect TEXT    wait until the screen output shows TEXT (after the previous match)
  *   reject TEXT    fail if TEXT appears anywhere in the output so far
+ *   raw TEXT       wait until the raw output (control sequences kept) shows TEXT
+ *   rawreject TEXT fail if the raw output so far holds TEXT
  *   sleep MS       wait MS milliseconds, reading output
  *   exit N         wait for the program to end and check its exit status
  *
@@ -27,6 +29,8 @@ static int master = -1;
 static pid_t child;
 static char *screen;   /* output with control sequences removed */
 static size_t screen_len, screen_cap, matched;
+static char *raw;      /* output as written, NULs dropped */
+static size_t raw_len, raw_cap;
 static int esc_state;  /* 0 text, 1 after ESC, 2 in a CSI sequence, 3 in an OSC string */
 static bool eof;
 static int timeout_ms = 10000;
@@ -56,10 +60,26 @@ static void add(char c)
 	screen[screen_len] = '\0';
 }
 
+static void add_raw(char c)
+{
+	if (raw_len + 1 >= raw_cap) {
+		raw_cap = raw_cap ? raw_cap * 2 : 4096;
+		raw = realloc(raw, raw_cap);
+		if (!raw) {
+			perror("console_pty");
+			exit(99);
+		}
+	}
+	raw[raw_len++] = c;
+	raw[raw_len] = '\0';
+}
+
 static void absorb(const char *buf, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)buf[i];
+		if (c)
+			add_raw((char)c);
 		switch (esc_state) {
 		case 0:
 			if (c == 0x1b)
@@ -185,6 +205,16 @@ int main(int argc, char **argv)
 				pump((int)(left < 100 ? left : 100));
 			}
 			matched = (size_t)(hit - screen) + n;
+		} else if (!strncmp(line, "raw ", 4)) {
+			long deadline = now_ms() + timeout_ms;
+			while (!(raw && strstr(raw, text))) {
+				if (now_ms() >= deadline || eof)
+					fail("timed out waiting for raw \"%s\"", arg);
+				pump(100);
+			}
+		} else if (!strncmp(line, "rawreject ", 10)) {
+			if (raw && strstr(raw, text))
+				fail("unexpected raw \"%s\" in the output", arg);
 		} else if (!strncmp(line, "reject ", 7)) {
 			if (screen && strstr(screen, text))
 				fail("unexpected \"%s\" in the output", arg);

@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/console_tty.sh: the console at a terminal, driven through a pseudo-terminal as a person
+# types: multi-line YAML, JSON run on its closing brace, a syntax error then a good envelope,
+# Ctrl-C while typing, :commands, tab completion, history recall and Ctrl-D.
+. "$top_srcdir/tests/console_lib.sh"
+
+printf 'one\ntwo\nthree\n' >"$ws/notes.txt"
+
+console <<'SCRIPT' || fail "first session"
+expect hermes> 
+# Multi-line YAML: continuation prompt, run at the empty line.
+send verb: fs.lineCount\r
+expect ...> 
+send arguments:\r
+send   path: notes.txt\r
+send \r
+expect "lineCount": 3
+expect hermes> 
+# JSON runs on its closing brace, with no empty line.
+send {"verb": "fs.exists",\r
+expect ...> 
+send  "arguments": {"path": "notes.txt"}}\r
+expect "exists": true
+expect hermes> 
+# A syntax error: line and column, nothing runs, back to the prompt.
+send {"verb": "fs.writeFile", "arguments": {"path": "bad.txt", "content": "x",}}\r
+expect line 1, column
+expect hermes> 
+send verb: fs.exists\r
+send arguments: {path: notes.txt}\r
+send ---\r
+expect "exists": true
+expect hermes> 
+# Ctrl-C while typing abandons the envelope.
+send verb: fs.writeFile\r
+send arguments:\r
+send   path: abandoned.txt\r
+send \x03
+expect hermes> 
+send :root\r
+expect ws
+expect hermes> 
+# Tab completion of a verb name after "verb: ", then of a :command and its verb.
+send verb: fs.lineC\t
+expect fs.lineCount
+send \r
+send arguments: {path: notes.txt}\r
+send \r
+expect "lineCount": 3
+expect hermes> 
+send :sch\t
+expect :schema 
+send fs.exi\t
+expect fs.exists
+send \r
+expect exists
+expect hermes> 
+send :verbs\r
+expect sys.machineInfo
+expect hermes> 
+send :nonsense\r
+expect unknown command ':nonsense'
+expect hermes> 
+# Ctrl-D on an empty prompt leaves with status 0.
+send \x04
+exit 0
+SCRIPT
+
+[ -e "$ws/bad.txt" ] && fail "an envelope with a syntax error ran"
+[ -e "$ws/abandoned.txt" ] && fail "an envelope abandoned with Ctrl-C ran"
+hist=$XDG_STATE_HOME/hermes/history
+[ -f "$hist" ] || fail "no history file at $hist"
+
+# A new session recalls the whole multi-line envelope with one Up arrow, and runs it again.
+console <<'SCRIPT' || fail "second session (history)"
+expect hermes> 
+send \e[A
+expect arguments: {path: notes.txt}
+send \r
+expect "lineCount": 3
+expect hermes> 
+send \e[A\e[A\e[A
+expect :schema fs.exists
+send \x03
+expect hermes> 
+send :quit\r
+exit 0
+SCRIPT
+
+# Colour: errors are red on a colour terminal, plain with NO_COLOR.
+console <<'SCRIPT' || fail "colour"
+expect hermes> 
+send :nonsense\r
+expect unknown command
+raw \e[31merror: unknown command
+send \x04
+exit 0
+SCRIPT
+env NO_COLOR=1 "$PTY" -t 15 "$HERMES" -i --root "$ws" <<'SCRIPT' || fail "NO_COLOR"
+expect hermes> 
+send :nonsense\r
+expect unknown command
+rawreject \e[31m
+send \x04
+exit 0
+SCRIPT
