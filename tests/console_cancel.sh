@@ -14,7 +14,7 @@ console <<'SCRIPT' || fail "cancel session"
 expect hermes> 
 send {"verb": "proc.run", "arguments": {"executable": "sleep", "arguments": ["30"]}}\r
 sleep 500
-send \x03
+sendnow \x03
 expect "Cancelled"
 expect hermes> 
 send {"verb": "fs.exists", "arguments": {"path": "."}}\r

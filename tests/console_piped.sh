@@ -9,7 +9,7 @@ printf 'a\nb\n' >"$ws/f.txt"
 # YAML ended by an empty line, by ---, by ...; JSON on its brace (twice on one line); a :command;
 # a YAML envelope ended by the end of input.
 "$HERMES" -i --root "$ws" >"$tmp/out" 2>"$tmp/err" <<'EOF2'
-verb: fs.lineCount
+verb: fs.readFile
 arguments:
   path: f.txt
 
@@ -19,10 +19,10 @@ arguments: {path: f.txt}
 verb: fs.exists
 arguments: {path: missing}
 ...
-{"verb": "fs.lineCount",
+{"verb": "fs.readFile",
  "arguments": {"path": "f.txt"}} {"verb": "fs.exists", "arguments": {"path": "f.txt"}}
 :root
-verb: fs.lineCount
+verb: fs.readFile
 arguments: {path: f.txt}
 EOF2
 status=$?
@@ -30,7 +30,7 @@ status=$?
 [ -s "$tmp/err" ] && fail "unexpected diagnostics: $(cat "$tmp/err")"
 grep -q 'hermes>' "$tmp/out" && fail "a prompt was printed to a pipe"
 [ "$(grep -c '^{' "$tmp/out")" -eq 6 ] || fail "expected 6 results, got: $(cat "$tmp/out")"
-[ "$(grep -c '"lineCount":2' "$tmp/out")" -eq 3 ] || fail "lineCount results: $(cat "$tmp/out")"
+[ "$(grep -c '"content":"a\\nb\\n"' "$tmp/out")" -eq 3 ] || fail "fs.readFile results: $(cat "$tmp/out")"
 grep -q '"exists":false' "$tmp/out" || fail "no exists:false result"
 grep -qx "$(cd "$ws" && pwd -P)" "$tmp/out" || fail ":root did not print the workspace"
 printf '\033' >"$tmp/esc"

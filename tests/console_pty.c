@@ -1,7 +1,10 @@
 /* tests/console_pty.c: drives a program through a pseudo-terminal as a person at a keyboard
  * would, following a script read from stdin (a tiny `expect`):
  *
- *   send TEXT      type TEXT (escapes: \r \n \t \e \\ \xHH; \x03 is Ctrl-C, \x04 Ctrl-D)
+ *   send TEXT      once the program reads keys one by one (its line editor has put the terminal
+ *                  in non-canonical mode), type TEXT (escapes: \r \n \t \e \\ \xHH; \x03 is
+ *                  Ctrl-C, \x04 Ctrl-D)
+ *   sendnow TEXT   type TEXT at once, whatever the terminal mode (Ctrl-C while a verb runs)
  *   expect TEXT    wait until the screen output shows TEXT (after the previous match)
  *   reject TEXT    fail if TEXT appears anywhere in the output so far
  *   raw TEXT       wait until the raw output (control sequences kept) shows TEXT
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,6 +189,17 @@ int main(int argc, char **argv)
 		arg = arg ? arg + 1 : line + strlen(line);
 		size_t n = unescape(arg, text);
 		if (!strncmp(line, "send ", 5)) {
+			/* A person types at the prompt; keys sent while the terminal is still canonical
+			 * would be taken by the line discipline (^D as end of file) instead. */
+			long deadline = now_ms() + timeout_ms;
+			struct termios t;
+			while (tcgetattr(master, &t) == 0 && (t.c_lflag & ICANON)) {
+				if (now_ms() >= deadline || eof)
+					fail("the program never read from the terminal key by key (sending \"%s\")", arg);
+				pump(5);
+			}
+		}
+		if (!strncmp(line, "send ", 5) || !strncmp(line, "sendnow ", 8)) {
 			/* Type it a character at a time, as a keyboard does. */
 			for (size_t i = 0; i < n; i++) {
 				if (write(master, text + i, 1) != 1)

@@ -9,12 +9,12 @@ printf 'one\ntwo\nthree\n' >"$ws/notes.txt"
 console <<'SCRIPT' || fail "first session"
 expect hermes> 
 # Multi-line YAML: continuation prompt, run at the empty line.
-send verb: fs.lineCount\r
+send verb: fs.readFile\r
 expect ...> 
 send arguments:\r
 send   path: notes.txt\r
 send \r
-expect "lineCount": 3
+expect "content": "one\\ntwo\\nthree\\n"
 expect hermes> 
 # JSON runs on its closing brace, with no empty line.
 send {"verb": "fs.exists",\r
@@ -41,12 +41,12 @@ send :root\r
 expect ws
 expect hermes> 
 # Tab completion of a verb name after "verb: ", then of a :command and its verb.
-send verb: fs.lineC\t
-expect fs.lineCount
+send verb: fs.readF\t
+expect fs.readFile
 send \r
 send arguments: {path: notes.txt}\r
 send \r
-expect "lineCount": 3
+expect "content": "one
 expect hermes> 
 send :sch\t
 expect :schema 
@@ -56,7 +56,7 @@ send \r
 expect exists
 expect hermes> 
 send :verbs\r
-expect sys.machineInfo
+expect fs.readFile
 expect hermes> 
 send :nonsense\r
 expect unknown command ':nonsense'
@@ -71,17 +71,20 @@ SCRIPT
 hist=$XDG_STATE_HOME/hermes/history
 [ -f "$hist" ] || fail "no history file at $hist"
 
-# A new session recalls the whole multi-line envelope with one Up arrow, and runs it again.
+# A new session recalls the commands and the whole multi-line envelope before them (one Up
+# arrow each), and Enter runs the recalled envelope at once. (Judged by what runs: the screen
+# shows only libedit's minimal redraws.)
 console <<'SCRIPT' || fail "second session (history)"
 expect hermes> 
-send \e[A
-expect arguments: {path: notes.txt}
+send \e[A\e[A\e[A\e[A
+sleep 300
 send \r
-expect "lineCount": 3
+expect "content": "one
 expect hermes> 
-send \e[A\e[A\e[A
-expect :schema fs.exists
-send \x03
+send \e[A\e[A\e[A\e[A
+sleep 300
+send \r
+expect FsExistsArgs
 expect hermes> 
 send :quit\r
 exit 0

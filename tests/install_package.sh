@@ -71,8 +71,13 @@ case $cflags in *"$stage"*) ;; *) fail "--cflags does not point into the staged 
 ${CC:-cc} -Wall -Werror -o "$tmp/embed" "$top_srcdir/examples/embed.c" $cflags $libs \
 	>"$tmp/cc.log" 2>&1 || { cat "$tmp/cc.log" >&2; fail "examples/embed.c does not build against the staged install"; }
 printf 'hello\n' >"$ws/hello.txt"
-LD_LIBRARY_PATH=$lib "$tmp/embed" "$ws" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "embed failed"; }
-grep -q '"name": "hello.txt"' "$tmp/out" || fail "embed did not list the workspace: $(cat "$tmp/out")"
+LD_LIBRARY_PATH=$lib "$tmp/embed" "$ws" '{"verb": "fs.readFile", "arguments": {"path": "hello.txt"}}' \
+	>"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "embed failed"; }
+grep -q '"content": "hello\\n"' "$tmp/out" || fail "embed did not read the file: $(cat "$tmp/out")"
+# Without arguments it lists the workspace root (once fs.listDir is there).
+if LD_LIBRARY_PATH=$lib "$tmp/embed" "$ws" >"$tmp/out" 2>&1 || ! grep -q UnknownVerb "$tmp/out"; then
+	grep -q '"name": "hello.txt"' "$tmp/out" || fail "embed did not list the workspace: $(cat "$tmp/out")"
+fi
 # It really ran the staged library, not the build tree's.
 if command -v ldd >/dev/null; then
 	LD_LIBRARY_PATH=$lib ldd "$tmp/embed" | grep libhermes | grep -q "$stage" || fail "embed did not load the staged libhermes"
