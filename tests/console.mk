@@ -20,5 +20,7 @@ EXTRA_DIST += tests/console_lib.sh \
 	tests/console_cancel.sh \
 	tests/install_man.sh \
 	tests/install_package.sh
-# The install test runs `make install DESTDIR=...` itself.
-AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE; CC='$(CC)'; export CC;
+# The install test runs `make install DESTDIR=...` itself, and builds the example with the
+# compiler and flags of this build (a sanitizer build's library needs the sanitizer runtime).
+AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE; CC='$(CC)'; export CC; \
+	CFLAGS='$(CFLAGS)'; export CFLAGS; LDFLAGS='$(LDFLAGS)'; export LDFLAGS;

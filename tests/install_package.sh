@@ -68,7 +68,7 @@ case $cflags in *"$stage"*) ;; *) fail "--cflags does not point into the staged 
 
 # Build the example as its README says, with nothing from the build tree.
 # shellcheck disable=SC2086
-${CC:-cc} -Wall -Werror -o "$tmp/embed" "$top_srcdir/examples/embed.c" $cflags $libs \
+${CC:-cc} ${CFLAGS:-} -Wall -Werror -o "$tmp/embed" "$top_srcdir/examples/embed.c" $cflags ${LDFLAGS:-} $libs \
 	>"$tmp/cc.log" 2>&1 || { cat "$tmp/cc.log" >&2; fail "examples/embed.c does not build against the staged install"; }
 printf 'hello\n' >"$ws/hello.txt"
 LD_LIBRARY_PATH=$lib "$tmp/embed" "$ws" '{"verb": "fs.readFile", "arguments": {"path": "hello.txt"}}' \

@@ -296,7 +296,8 @@ hermes_editor_t *hermes_editor_new(int in_fd, int out_fd, int err_fd, const herm
 	el_set(ed->el, EL_PROMPT, prompt_fn);
 	el_set(ed->el, EL_HIST, history, ed->hist);
 	el_set(ed->el, EL_GETCFN, getc_fn);
-	el_set(ed->el, EL_ADDFN, "hermes-complete", "Complete a verb name or a :command", complete_fn);
+	/* The wide form: libedit keeps these pointers (its narrow EL_ADDFN leaks two copies). */
+	el_wset(ed->el, EL_ADDFN, L"hermes-complete", L"Complete a verb name or a :command", complete_fn);
 	el_set(ed->el, EL_BIND, "^I", "hermes-complete", NULL);
 	el_source(ed->el, NULL); /* the user's ~/.editrc, as every libedit program does */
 	return ed;
