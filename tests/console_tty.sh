@@ -58,6 +58,9 @@ expect hermes>
 send :verbs\r
 expect fs.readFile
 expect hermes> 
+send :help\r
+expect :schema VERB
+expect hermes> 
 send :nonsense\r
 expect unknown command ':nonsense'
 expect hermes> 
@@ -87,6 +90,16 @@ send \r
 expect FsExistsArgs
 expect hermes> 
 send :quit\r
+exit 0
+SCRIPT
+
+# UTF-8 typed at the prompt reaches the verb intact, even in the C locale of a bare environment.
+printf 'x\n' >"$ws/$(printf 'h\303\251llo.txt')"
+env -u LANG -u LC_ALL -u LC_CTYPE "$PTY" -t 15 "$HERMES" -i --root "$ws" <<'SCRIPT' || fail "UTF-8 input"
+expect hermes> 
+send {"verb": "fs.exists", "arguments": {"path": "h\xc3\xa9llo.txt"}}\r
+expect "exists": true
+send \x04
 exit 0
 SCRIPT
 

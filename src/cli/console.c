@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -296,8 +297,11 @@ static int feed_line(console_t *c, const char *line, size_t len)
 
 static int run_interactive(console_t *c)
 {
-	/* libedit needs the locale's character set to edit non-ASCII text. */
+	/* libedit edits in the locale's character set. Envelopes are UTF-8 whatever the locale, so
+	 * in a non-UTF-8 one (the C locale of a bare environment) typed UTF-8 would be dropped. */
 	setlocale(LC_CTYPE, "");
+	if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+		setlocale(LC_CTYPE, "C.UTF-8");
 	char *history = hermes_editor_history_path();
 	int echo_fd = isatty(c->out_fd) ? c->out_fd : c->err_fd; /* prompts never go into a file */
 	c->echo_fd = echo_fd;
