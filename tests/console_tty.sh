@@ -74,17 +74,17 @@ SCRIPT
 hist=$XDG_STATE_HOME/hermes/history
 [ -f "$hist" ] || fail "no history file at $hist"
 
-# A new session recalls the commands and the whole multi-line envelope before them (one Up
-# arrow each), and Enter runs the recalled envelope at once. (Judged by what runs: the screen
+# A new session recalls the four commands and the whole multi-line envelope before them (one Up
+# arrow each: :nonsense, :help, :verbs, :schema, the envelope), and Enter runs the recalled envelope at once. (Judged by what runs: the screen
 # shows only libedit's minimal redraws.)
 console <<'SCRIPT' || fail "second session (history)"
 expect hermes> 
-send \e[A\e[A\e[A\e[A
+send \e[A\e[A\e[A\e[A\e[A
 sleep 300
 send \r
 expect "content": "one
 expect hermes> 
-send \e[A\e[A\e[A\e[A
+send \e[A\e[A\e[A\e[A\e[A
 sleep 300
 send \r
 expect FsExistsArgs
