@@ -29,6 +29,15 @@ for word in exec schema verbs serve --interactive --root --pretty --max-read-byt
 	--help --version NO_COLOR XDG_STATE_HOME; do
 	sed 's/\\-/-/g' "$man1" | grep -q -- "$word" || fail "hermes(1) does not mention $word"
 done
+# Every option the program's own --help shows (so a new option cannot go undocumented).
+sed 's/\\-/-/g' "$man1" >"$tmp/man1.txt"
+"$HERMES" --help >"$tmp/help" 2>&1 || fail "hermes --help"
+for cmd in exec schema verbs serve; do
+	"$HERMES" "$cmd" --help >>"$tmp/help" 2>/dev/null || echo "note: no 'hermes $cmd --help' yet"
+done
+for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do
+	grep -q -- "$opt" "$tmp/man1.txt" || fail "hermes(1) does not document $opt (from --help)"
+done
 grep -q '@VERSION@' "$man1" && fail "hermes(1) still has @VERSION@"
 grep -q '^\.SH EXIT STATUS' "$man1" || fail "hermes(1) has no EXIT STATUS"
 
