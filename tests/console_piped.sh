@@ -46,13 +46,23 @@ printf '{"verb": "fs.exists"}\n\n{"verb": "fs.writeFile",\n "arguments": {"path"
 	| "$HERMES" -i --root "$ws" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] || fail "an undecodable envelope should give status 2"
 [ -e "$ws/x" ] && fail "an envelope with a syntax error ran"
-grep -q '<input>:4:' "$tmp/err" || fail "the syntax error should name input line 4: $(cat "$tmp/err")"
+grep -q '<stdin>:4:' "$tmp/err" || fail "the syntax error should name input line 4: $(cat "$tmp/err")"
 [ "$(grep -c '^{' "$tmp/out")" -eq 3 ] || fail "expected 3 results: $(cat "$tmp/out")"
 tail -n 1 "$tmp/out" | grep -q '"exists":true' || fail "the envelope after the error did not run"
 
 # --pretty indents piped results.
 printf '{"verb":"fs.exists","arguments":{"path":"f.txt"}}\n' | "$HERMES" -i --pretty --root "$ws" >"$tmp/out"
 grep -q '^  "exists": true' "$tmp/out" || fail "--pretty did not indent: $(cat "$tmp/out")"
+
+# An envelope over --max-envelope-bytes is refused unread, and what follows still runs.
+{ printf 'verb: fs.writeFile\narguments: {path: big, content: "'; head -c 3000 /dev/zero | tr '\0' a
+  printf '"}\n\n{"verb":"fs.exists","arguments":{"path":"f.txt"}}\n'; } \
+	| "$HERMES" -i --max-envelope-bytes=1K --root "$ws" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] || fail "an oversized envelope should give status 2"
+[ -e "$ws/big" ] && fail "an oversized envelope ran"
+grep -q 'larger than 1024 bytes' "$tmp/err" || fail "oversized: $(cat "$tmp/err")"
+head -n 1 "$tmp/out" | grep -q '"errorCode":"InvalidEnvelope"' || fail "oversized result: $(cat "$tmp/out")"
+tail -n 1 "$tmp/out" | grep -q '"exists":true' || fail "the envelope after the oversized one did not run"
 
 # CRLF input is accepted.
 printf 'verb: fs.exists\r\narguments: {path: f.txt}\r\n\r\n' | "$HERMES" -i --root "$ws" >"$tmp/out" 2>&1

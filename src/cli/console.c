@@ -198,12 +198,20 @@ static void submit(console_t *c)
 		return;
 	}
 	if (e->oversized) {
-		complain(c, "envelope larger than %zu bytes, not run", e->limit);
-		if (!c->interactive)
-			put(c->out_fd, "{\"succeeded\":false,\"errorMessage\":\"envelope too large\","
-			               "\"errorCode\":\"InvalidEnvelope\"}\n");
-		if (c->worst < HERMES_OUTCOME_INVALID)
-			c->worst = HERMES_OUTCOME_INVALID;
+		/* Refused here, unread: the text was not kept past the limit. */
+		hermes_error_t big;
+		memset(&big, 0, sizeof big);
+		big.code = HERMES_E_INVALID_ENVELOPE;
+		snprintf(big.message, sizeof big.message,
+		         "the envelope is larger than %zu bytes (--max-envelope-bytes)", e->limit);
+		complain(c, "%s", big.message);
+		char *result = c->interactive ? NULL : hermes_error_result_json(&big, c->flags);
+		if (result) {
+			put(c->out_fd, result);
+			put(c->out_fd, "\n");
+			free(result);
+		}
+		c->worst = HERMES_OUTCOME_INVALID;
 		hermes_entry_reset(e);
 		return;
 	}
@@ -239,12 +247,18 @@ static void submit(console_t *c)
 	if (outcome == HERMES_OUTCOME_INVALID) {
 		/* Say where, in the terms the person sees: lines of the envelope at the prompt, lines
 		 * of the input when piped. */
+		const char *msg = err.message[0] ? err.message : "invalid envelope";
+		char col[32] = "";
+		if (err.line > 0 && err.column > 0)
+			snprintf(col, sizeof col, c->interactive ? ", column %d" : ":%d", err.column);
 		if (err.line > 0 && c->interactive)
-			complain(c, "line %d, column %d: %s", err.line, err.column, err.message);
+			complain(c, "line %d%s: %s", err.line, col, msg);
 		else if (err.line > 0)
-			complain(c, "<input>:%ld:%d: %s", c->entry_line + err.line - 1, err.column, err.message);
+			complain(c, "<stdin>:%ld%s: %s", c->entry_line + err.line - 1, col, msg);
+		else if (!c->interactive)
+			complain(c, "<stdin>:%ld: %s", c->entry_line, msg);
 		else
-			complain(c, "%s", err.message[0] ? err.message : "invalid envelope");
+			complain(c, "%s", msg);
 	}
 	if (!result) {
 		complain(c, "out of memory");
