@@ -12,12 +12,14 @@ TESTS += tests/check_console_entry \
 	tests/console_piped.sh \
 	tests/console_tty.sh \
 	tests/console_cancel.sh \
+	tests/console_jobctl.sh \
 	tests/install_man.sh \
 	tests/install_package.sh
 EXTRA_DIST += tests/console_lib.sh \
 	tests/console_piped.sh \
 	tests/console_tty.sh \
 	tests/console_cancel.sh \
+	tests/console_jobctl.sh \
 	tests/install_man.sh \
 	tests/install_package.sh
 # The install test runs `make install DESTDIR=...` itself, and builds the example with the
