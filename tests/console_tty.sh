@@ -48,6 +48,12 @@ send arguments: {path: notes.txt}\r
 send \r
 expect "content": "one
 expect hermes> 
+# In JSON the completion closes the string too.
+send {"verb": "fs.exi\t
+expect fs.exists"
+send , "arguments": {"path": "notes.txt"}}\r
+expect "exists": true
+expect hermes> 
 send :sch\t
 expect :schema 
 send fs.exi\t
@@ -74,17 +80,35 @@ SCRIPT
 hist=$XDG_STATE_HOME/hermes/history
 [ -f "$hist" ] || fail "no history file at $hist"
 
-# A new session recalls the four commands and the whole multi-line envelope before them (one Up
-# arrow each: :nonsense, :help, :verbs, :schema, the envelope), and Enter runs the recalled envelope at once. (Judged by what runs: the screen
-# shows only libedit's minimal redraws.)
-console <<'SCRIPT' || fail "second session (history)"
+# History, in a fresh state directory: one session types a multi-line envelope and a command; the
+# next recalls them (one Up arrow each) and Enter runs the recalled envelope whole at once.
+# (Judged by what runs: the screen shows only libedit's minimal redraws.)
+XDG_STATE_HOME=$tmp/state2
+export XDG_STATE_HOME
+console <<'SCRIPT' || fail "history, first session"
 expect hermes> 
-send \e[A\e[A\e[A\e[A\e[A
+send verb: fs.readFile\r
+send arguments:\r
+send   path: notes.txt\r
+send \r
+expect "content": "one
+expect hermes> 
+send :schema fs.exists\r
+expect FsExistsArgs
+expect hermes> 
+send \x04
+exit 0
+SCRIPT
+[ -f "$XDG_STATE_HOME/hermes/history" ] || fail "no history file in \$XDG_STATE_HOME/hermes"
+[ "$(stat -c %a "$XDG_STATE_HOME/hermes/history")" = 600 ] || fail "the history file is not private"
+console <<'SCRIPT' || fail "history, second session"
+expect hermes> 
+send \e[A\e[A
 sleep 300
 send \r
 expect "content": "one
 expect hermes> 
-send \e[A\e[A\e[A\e[A\e[A
+send \e[A\e[A
 sleep 300
 send \r
 expect FsExistsArgs
