@@ -29,8 +29,25 @@ end=$(date +%s)
 [ -s "$ws/sleep.pid" ] || fail "the program did not start"
 pid=$(cat "$ws/sleep.pid")
 # Its process group was ended (give the kernel a moment to reap it).
-for _ in 1 2 3 4 5 6 7 8 9 10; do
-	kill -0 "$pid" 2>/dev/null || exit 0
-	sleep 0.2
-done
-fail "the sleep (pid $pid) still runs after Ctrl-C"
+gone() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	return 1
+}
+gone "$pid" || fail "the sleep (pid $pid) still runs after Ctrl-C"
+
+# SIGTERM during a run (the terminal closing, a supervisor) also ends the program's group, and
+# the console with it: nothing is left behind.
+rm -f "$ws/sleep.pid"
+console <<'SCRIPT' || fail "SIGTERM during proc.run"
+expect hermes> 
+send {"verb": "proc.run", "arguments": {"executable": "sh", "arguments": ["-c", "echo $$ >sleep.pid; exec sleep 30"]}}\r
+sleep 700
+kill 15
+exit 143
+SCRIPT
+[ -s "$ws/sleep.pid" ] || fail "the program did not start"
+gone "$(cat "$ws/sleep.pid")" || fail "the sleep still runs after SIGTERM"
+exit 0

@@ -10,6 +10,7 @@
  *   raw TEXT       wait until the raw output (control sequences kept) shows TEXT
  *   rawreject TEXT fail if the raw output so far holds TEXT
  *   sleep MS       wait MS milliseconds, reading output
+ *   kill N         send signal N to the program
  *   exit N         wait for the program to end and check its exit status
  *
  * Output is matched with terminal control sequences, carriage returns and padding NULs removed. On failure the
@@ -233,6 +234,9 @@ int main(int argc, char **argv)
 		} else if (!strncmp(line, "reject ", 7)) {
 			if (screen && strstr(screen, text))
 				fail("unexpected \"%s\" in the output", arg);
+		} else if (!strncmp(line, "kill ", 5)) {
+			if (kill(child, atoi(arg)) != 0)
+				fail("cannot signal the program: %s", strerror(errno));
 		} else if (!strncmp(line, "sleep ", 6)) {
 			long deadline = now_ms() + atol(arg);
 			while (now_ms() < deadline && !eof)

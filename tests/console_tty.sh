@@ -117,6 +117,15 @@ send :quit\r
 exit 0
 SCRIPT
 
+# SIGTERM at the prompt ends the console with 128+15, whatever is being typed.
+console <<'SCRIPT' || fail "SIGTERM at the prompt"
+expect hermes> 
+send verb: fs.exists\r
+expect ...> 
+kill 15
+exit 143
+SCRIPT
+
 # UTF-8 typed at the prompt reaches the verb intact, even in the C locale of a bare environment.
 printf 'x\n' >"$ws/$(printf 'h\303\251llo.txt')"
 env -u LANG -u LC_ALL -u LC_CTYPE "$PTY" -t 15 "$HERMES" -i --root "$ws" <<'SCRIPT' || fail "UTF-8 input"

@@ -330,8 +330,8 @@ static int run_interactive(console_t *c)
 	while (!c->quit) {
 		const char *text;
 		size_t len;
-		int r = hermes_editor_read(c->ed, hermes_entry_empty(&c->entry) ? PROMPT : PROMPT_MORE,
-		                           &text, &len);
+		bool fresh = hermes_entry_empty(&c->entry);
+		int r = hermes_editor_read(c->ed, fresh ? PROMPT : PROMPT_MORE, fresh, &text, &len);
 		if (hermes_console_sigend) {
 			c->stop = hermes_console_sigend;
 			break;

@@ -30,12 +30,13 @@ struct hermes_editor {
 	const hermes_executor_t *ex;
 	char *history_path;
 	const char *prompt;
+	bool commands;     /* a :command may be typed now */
 	char *line;        /* the last line read */
 	size_t line_cap;
 };
 
-static const char *const commands[] = { "help", "verbs", "schema", "root", "quit" };
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
+static const char *const command_names[] = { "help", "verbs", "schema", "root", "quit" };
+#define NCOMMANDS (sizeof command_names / sizeof command_names[0])
 
 static char *prompt_fn(EditLine *el)
 {
@@ -165,12 +166,13 @@ static unsigned char complete_fn(EditLine *el, int ch)
 	char quote = 0;
 	const char *prefix = "";
 	bool is_command = false;
-	if (lead + 1 == word && *lead == ':' && start == li->buffer) {
+	bool command_line = ed->commands && start == li->buffer; /* first line at the main prompt */
+	if (lead + 1 == word && *lead == ':' && command_line) {
 		for (size_t i = 0; i < NCOMMANDS; i++)
-			names[n++] = commands[i];
+			names[n++] = command_names[i];
 		prefix = ":";
 		is_command = true;
-	} else if ((start == li->buffer && (size_t)(word - lead) >= 8 && strncmp(lead, ":schema", 7) == 0 &&
+	} else if ((command_line && (size_t)(word - lead) >= 8 && strncmp(lead, ":schema", 7) == 0 &&
 	            (lead[7] == ' ' || lead[7] == '\t')) ||
 	           after_verb_key(start, word, &quote)) {
 		size_t count = hermes_executor_verb_count(ed->ex);
@@ -325,9 +327,11 @@ void hermes_editor_free(hermes_editor_t *ed)
 	free(ed);
 }
 
-int hermes_editor_read(hermes_editor_t *ed, const char *prompt, const char **text, size_t *len)
+int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, const char **text,
+                       size_t *len)
 {
 	ed->prompt = prompt;
+	ed->commands = commands;
 	int count = 0;
 	const char *s = el_gets(ed->el, &count);
 	if (!s || count <= 0) {

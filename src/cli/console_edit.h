@@ -3,6 +3,7 @@
 #ifndef HERMES_CLI_CONSOLE_EDIT_H
 #define HERMES_CLI_CONSOLE_EDIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <hermes/hermes.h>
@@ -23,9 +24,11 @@ enum {
 	HERMES_EDITOR_ERROR = -2
 };
 
-/* Reads a line after showing prompt. On HERMES_EDITOR_LINE, *text (owned by the editor, valid
- * until the next call) holds what was entered, ending in '\n', and *len its length. */
-int hermes_editor_read(hermes_editor_t *ed, const char *prompt, const char **text, size_t *len);
+/* Reads a line after showing prompt. commands: a :command may be typed (no envelope is under
+ * way), so Tab completes them. On HERMES_EDITOR_LINE, *text (owned by the editor, valid until
+ * the next call) holds what was entered, ending in '\n', and *len its length. */
+int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, const char **text,
+                       size_t *len);
 
 /* Adds one history entry (a whole envelope, maybe several lines; a trailing '\n' is dropped) and
  * saves the history file. */
