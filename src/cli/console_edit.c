@@ -21,6 +21,9 @@
 #include "core/executor.h"
 
 #define HISTORY_SIZE 1000
+/* Larger envelopes (a pasted file) run but are not remembered: the history file is rewritten
+ * after every entry and would grow without bound. */
+#define HISTORY_MAX_ENTRY (64 * 1024)
 
 struct hermes_editor {
 	EditLine *el;
@@ -361,7 +364,7 @@ void hermes_editor_remember(hermes_editor_t *ed, const char *entry, size_t len)
 {
 	while (len > 0 && (entry[len - 1] == '\n' || entry[len - 1] == '\r'))
 		len--;
-	if (len == 0)
+	if (len == 0 || len > HISTORY_MAX_ENTRY)
 		return;
 	char *copy = strndup(entry, len);
 	if (!copy)
