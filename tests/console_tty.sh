@@ -117,6 +117,19 @@ send :quit\r
 exit 0
 SCRIPT
 
+# A window size change while typing loses nothing.
+console <<'SCRIPT' || fail "SIGWINCH while typing"
+expect hermes> 
+send verb: fs.ex
+kill 28
+sleep 200
+send ists\r
+send arguments: {path: notes.txt}\r\r
+expect "exists": true
+send \x04
+exit 0
+SCRIPT
+
 # SIGTERM at the prompt ends the console with 128+15, whatever is being typed.
 console <<'SCRIPT' || fail "SIGTERM at the prompt"
 expect hermes> 
