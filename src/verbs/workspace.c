@@ -243,7 +243,7 @@ static int walk(const hermes_ws_t *ws, const char *rel, int oflags, bool mkdirs,
 			}
 			memcpy(next, tstart, tl);
 			next[tl] = '/';
-			memcpy(next + tl + 1, p, rl + 1);
+			memcpy(next + tl + (rl ? 1 : 0), p, rl + 1); /* no '/' added after a final link */
 			free(todo);
 			todo = next;
 			p = todo;
