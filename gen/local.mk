@@ -3,7 +3,7 @@
 # to $@.tmp and renamed so an interrupted run never leaves a half file behind. The outputs are
 # distributed, so a tarball builds without Python.
 HERMES_DEFS = $(srcdir)/defs/verbs.def $(srcdir)/defs/errors.def
-HERMES_GEN_SCRIPTS = \
+HERMES_GEN_PY = \
 	gen/hermes-gen \
 	gen/hermes_gen/__init__.py \
 	gen/hermes_gen/model.py \
@@ -12,8 +12,8 @@ HERMES_GEN_SCRIPTS = \
 	gen/hermes_gen/emit_types_h.py \
 	gen/hermes_gen/emit_descriptors_c.py \
 	gen/hermes_gen/emit_yaml_schema_c.py
-HERMES_GEN_DEPS = $(HERMES_DEFS) $(HERMES_GEN_SCRIPTS:%=$(srcdir)/%)
-EXTRA_DIST += defs/verbs.def defs/errors.def $(HERMES_GEN_SCRIPTS)
+HERMES_GEN_DEPS = $(HERMES_DEFS) $(HERMES_GEN_PY:%=$(srcdir)/%)
+EXTRA_DIST += defs/verbs.def defs/errors.def $(HERMES_GEN_PY)
 
 hermes_gen_run = \
 	if test "$(PYTHON)" = ":"; then \

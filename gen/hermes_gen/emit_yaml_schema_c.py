@@ -27,6 +27,7 @@ def emit(table):
            "static const cyaml_schema_value_t string_entry = {\n"
            "\tCYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 0, CYAML_UNLIMITED),\n};\n\n"]
     types = table.args_types()
+    elements = {f.element.name for t in types for f in t.fields if f.is_object_list}
     for t in types:
         n = max(len(t.fields), 1)
         out.append("%s { %s f[%d]; };\n" % (_mirror(t), SLOT, n))
@@ -46,10 +47,11 @@ def emit(table):
             out.append("\t{ .key = %s, .data_offset = %s,\n\t  .count_offset = %s, .count_size = sizeof(unsigned),\n"
                        "\t  .value = { CYAML_VALUE_SEQUENCE(%s, %s, %s, 0, CYAML_UNLIMITED) } },\n"
                        % (key, _slot_off(i, "items"), _slot_off(i, "count"), _flags(f), etype, entry))
-        out.append("\tCYAML_FIELD_END\n};\n")
-        out.append("static const cyaml_schema_value_t entry_%s = {\n"
-                   "\tCYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, %s, fields_%s),\n};\n\n"
-                   % (t.name, _mirror(t), t.name))
+        out.append("\tCYAML_FIELD_END\n};\n\n")
+        if t.name in elements:
+            out.append("static const cyaml_schema_value_t entry_%s = {\n"
+                       "\tCYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, %s, fields_%s),\n};\n\n"
+                       % (t.name, _mirror(t), t.name))
 
     out.append("/* The envelope of each verb: {verb: string, arguments: <the verb's argument mapping>}. */\n")
     for v in table.verbs:

@@ -6,4 +6,4 @@ hermes_SOURCES = \
 	src/cli/cmd_exec.c \
 	src/cli/cmd_schema.c \
 	src/cli/commands.h
-hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS)
+hermes_LDADD = libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS)

@@ -24,9 +24,10 @@ typedef struct hermes_doc_splitter {
 
 void hermes_doc_splitter_init(hermes_doc_splitter_t *s, const char *text, size_t len);
 
-/* The next document: returns 1 and sets *doc/*doc_len/*first_line (1-based line where it starts),
- * 0 at the end of the stream. JSON streams: a syntax error yields the rest of the stream as one
- * last document, so that decoding it reports the error. Empty YAML documents are skipped. */
+/* The next document: returns 1 and sets doc and doc_len to its text and first_line to the 1-based
+ * line where it starts; returns 0 at the end of the stream. JSON streams: a syntax error yields the
+ * rest of the stream as one last document, so that decoding it reports the error. Empty YAML
+ * documents are skipped. */
 int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len, int *first_line);
 
 #endif

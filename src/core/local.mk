@@ -22,5 +22,5 @@ libhermes_core_la_SOURCES = \
 	src/core/executor.c \
 	src/core/gen_descriptors.c \
 	src/core/gen_yaml_schema.c
-libhermes_core_la_LIBADD = $(CJSON_LIBS) $(CYAML_LIBS)
+libhermes_core_la_LIBADD = $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS) -lm
 hermesinclude_HEADERS += include/hermes/hermes.h include/hermes/types.h

@@ -1,0 +1,67 @@
+/* cli/main.c: the hermes program: global options and subcommand dispatch. */
+#include "config.h"
+
+#include <cjson/cJSON.h>
+#include <cyaml/cyaml.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hermes/hermes.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+
+static void usage(FILE *out)
+{
+	fputs("Usage: hermes COMMAND [OPTION]... [ARG]...\n"
+	      "Execute typed verbs (fs.readRange, proc.run, ...) requested as YAML or JSON envelopes,\n"
+	      "confined to a workspace directory.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  exec [FILE|-]...     run the envelopes in FILEs (default: standard input)\n"
+	      "  schema [VERB]...     print the argument and result types of verbs\n"
+	      "  verbs                list the verbs with a one-line description\n"
+	      "  serve                answer JSON-RPC 2.0 requests on standard input/output\n"
+	      "\n"
+	      "Options:\n"
+	      "  -h, --help           display this help and exit\n"
+	      "      --version        output version information and exit\n"
+	      "\n"
+	      "Run 'hermes COMMAND --help' for the options of a command.\n"
+	      "Example: echo '{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"README.md\"}}' | hermes exec\n",
+	      out);
+}
+
+static int version(void)
+{
+	printf("hermes %s\n", hermes_version());
+	printf("cJSON %s, libcyaml %s\n", cJSON_Version(), cyaml_version_str);
+	printf("Copyright (C) 2026 the Hermes authors.\n"
+	       "This is free software; there is NO warranty.\n");
+	return HERMES_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return HERMES_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (hermes_is_help(cmd)) {
+		usage(stdout);
+		return HERMES_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
+		return version();
+	if (strcmp(cmd, "exec") == 0)
+		return hermes_cmd_exec(argc - 1, argv + 1);
+	if (strcmp(cmd, "schema") == 0)
+		return hermes_cmd_schema(argc - 1, argv + 1);
+	if (strcmp(cmd, "verbs") == 0)
+		return hermes_cmd_verbs(argc - 1, argv + 1);
+	if (cmd[0] == '-')
+		return hermes_usage_error(NULL, "unrecognized option '%s'", cmd);
+	return hermes_usage_error(NULL, "unknown command '%s' (expected exec, schema, verbs or serve)",
+	                          cmd);
+}

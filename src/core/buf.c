@@ -1,0 +1,143 @@
+/* core/buf.c: growable byte buffer and JSON string escaping. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/utf8.h"
+
+static bool reserve(hermes_buf_t *b, size_t extra)
+{
+	if (b->failed)
+		return false;
+	if (b->cap - b->len > extra)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap - b->len <= extra) {
+		if (cap > ((size_t)-1) / 2) {
+			b->failed = true;
+			return false;
+		}
+		cap *= 2;
+	}
+	char *p = realloc(b->data, cap);
+	if (!p) {
+		b->failed = true;
+		return false;
+	}
+	b->data = p;
+	b->cap = cap;
+	return true;
+}
+
+void hermes_buf_append(hermes_buf_t *b, const char *s, size_t n)
+{
+	if (!reserve(b, n))
+		return;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void hermes_buf_puts(hermes_buf_t *b, const char *s)
+{
+	hermes_buf_append(b, s, strlen(s));
+}
+
+void hermes_buf_putc(hermes_buf_t *b, char c)
+{
+	hermes_buf_append(b, &c, 1);
+}
+
+void hermes_buf_printf(hermes_buf_t *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !reserve(b, (size_t)n))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void hermes_buf_json_string(hermes_buf_t *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	/* Worst case every byte becomes \u00XX or U+FFFD: reserve once, then write directly. */
+	if (!reserve(b, n * 6 + 2))
+		return;
+	char *o = b->data + b->len;
+	*o++ = '"';
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+			/* Copy the run of plain ASCII in one go. */
+			size_t j = i + 1;
+			while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x80 &&
+			       s[j] != '"' && s[j] != '\\')
+				j++;
+			memcpy(o, s + i, j - i);
+			o += j - i;
+			i = j;
+			continue;
+		}
+		if (c >= 0x80) {
+			size_t len = hermes_utf8_sequence_length(s + i, n - i);
+			if (len == 0) {
+				memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+				o += 3;
+				i++;
+			} else {
+				memcpy(o, s + i, len);
+				o += len;
+				i += len;
+			}
+			continue;
+		}
+		*o++ = '\\';
+		switch (c) {
+		case '"': *o++ = '"'; break;
+		case '\\': *o++ = '\\'; break;
+		case '\n': *o++ = 'n'; break;
+		case '\r': *o++ = 'r'; break;
+		case '\t': *o++ = 't'; break;
+		case '\b': *o++ = 'b'; break;
+		case '\f': *o++ = 'f'; break;
+		default:
+			*o++ = 'u'; *o++ = '0'; *o++ = '0';
+			*o++ = hex[c >> 4]; *o++ = hex[c & 15];
+		}
+		i++;
+	}
+	*o++ = '"';
+	b->len = (size_t)(o - b->data);
+	b->data[b->len] = '\0';
+}
+
+char *hermes_buf_finish(hermes_buf_t *b)
+{
+	char *out = NULL;
+	if (!b->failed && reserve(b, 0))
+		out = b->data;
+	else
+		free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->failed = false;
+	return out;
+}
+
+void hermes_buf_free(hermes_buf_t *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->failed = false;
+}

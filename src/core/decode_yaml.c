@@ -1,0 +1,456 @@
+/* core/decode_yaml.c: one YAML document → envelope, through the generated libcyaml schemas.
+ *
+ * libcyaml loads every scalar as text (see gen/hermes_gen/emit_yaml_schema_c.py); this file then
+ * converts the text strictly by the field's type: integers decimal only, booleans true/false only,
+ * strings whatever the scalar says (`content: no` is "no"). Aliases are refused. libcyaml's own
+ * error messages are captured through its per-call log callback and reworded to match the JSON
+ * decoder's. A libyaml pass first locates syntax errors exactly and refuses NUL characters. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cyaml/cyaml.h>
+#include <yaml.h>
+
+#include "core/decode.h"
+#include "core/verb.h"
+
+#define MAX_FIELDS 64
+
+/* What libcyaml said, collected by the log callback. */
+typedef struct yaml_log {
+	char message[512];     /* the first error message, without "Load: " */
+	char path[8][128];     /* backtrace entries, innermost first: field names or "[N]" */
+	int depth;
+	int line, column;      /* of the innermost backtrace entry */
+} yaml_log_t;
+
+static void log_fn(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
+{
+	yaml_log_t *log = ctx;
+	char line[600];
+	if (level < CYAML_LOG_ERROR)
+		return;
+	vsnprintf(line, sizeof line, fmt, args);
+	line[strcspn(line, "\n")] = '\0';
+	const char *s = line;
+	if (strncmp(s, "Load: ", 6) == 0)
+		s += 6;
+	if (strcmp(s, "Backtrace:") == 0)
+		return;
+	int l = 0, c = 0;
+	char name[128];
+	if (strncmp(s, "  in ", 5) == 0) {
+		const char *lp = strstr(s, "(line: ");
+		if (lp)
+			sscanf(lp, "(line: %d, column: %d)", &l, &c);
+		if (log->depth == 0 && l > 0) {
+			log->line = l;
+			log->column = c;
+		}
+		if (log->depth < 8) {
+			if (sscanf(s, "  in mapping field '%127[^']'", name) == 1)
+				snprintf(log->path[log->depth++], sizeof log->path[0], "%s", name);
+			else if (sscanf(s, "  in sequence entry '%127[^']'", name) == 1)
+				snprintf(log->path[log->depth++], sizeof log->path[0], "[%s]", name);
+		}
+		return;
+	}
+	if (!log->message[0])
+		snprintf(log->message, sizeof log->message, "%s", s);
+}
+
+/* A libyaml pass before libcyaml: exact syntax error positions, NUL characters (which C strings
+ * would silently cut), nesting depth, and one document only. */
+static int yaml_precheck(const char *text, size_t len, hermes_error_t *e)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	int depth = 0, docs = 0, rc = 0;
+	if (!yaml_parser_initialize(&parser)) {
+		hermes_error_set(e, HERMES_E_INTERNAL, "out of memory while reading YAML");
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	for (;;) {
+		if (!yaml_parser_parse(&parser, &event)) {
+			hermes_error_set(e, HERMES_E_INVALID_ENVELOPE, "YAML syntax error: %s%s%s",
+			                 parser.problem ? parser.problem : "invalid YAML",
+			                 parser.context ? " " : "", parser.context ? parser.context : "");
+			if (e) {
+				e->line = (int)parser.problem_mark.line + 1;
+				e->column = (int)parser.problem_mark.column + 1;
+			}
+			rc = -1;
+			break;
+		}
+		const char *problem = NULL;
+		switch (event.type) {
+		case YAML_DOCUMENT_START_EVENT:
+			if (++docs > 1)
+				problem = "more than one YAML document (separate envelopes with ---)";
+			break;
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+			if (++depth > HERMES_MAX_NESTING)
+				problem = "YAML nesting deeper than the limit";
+			break;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			depth--;
+			break;
+		case YAML_SCALAR_EVENT:
+			if (memchr(event.data.scalar.value, '\0', event.data.scalar.length))
+				problem = "NUL characters are not allowed in values";
+			break;
+		case YAML_ALIAS_EVENT:
+			problem = "YAML aliases (*name) are not allowed in an envelope";
+			break;
+		default:
+			break;
+		}
+		bool end = event.type == YAML_STREAM_END_EVENT;
+		if (problem) {
+			hermes_error_set(e, HERMES_E_INVALID_ENVELOPE, "%s", problem);
+			if (e) {
+				e->line = (int)event.start_mark.line + 1;
+				e->column = (int)event.start_mark.column + 1;
+			}
+			rc = -1;
+		}
+		yaml_event_delete(&event);
+		if (problem || end)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+static const char *event_noun(const char *msg)
+{
+	if (strstr(msg, "SEQUENCE_START"))
+		return "array";
+	if (strstr(msg, "MAPPING_START"))
+		return "object";
+	if (strstr(msg, "SCALAR"))
+		return "a scalar";
+	return "something else";
+}
+
+/* "arguments.path" style path from the backtrace (outermost first), skipping the envelope's own
+ * "arguments" entry when the error is inside the arguments. */
+static void log_path(const yaml_log_t *log, bool in_args, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	size_t used = 0;
+	int start = log->depth - 1 - (in_args ? 1 : 0);
+	for (int i = start; i >= 0; i--) {
+		const char *p = log->path[i];
+		int n = snprintf(buf + used, size - used, "%s%s", (used && p[0] != '[') ? "." : "", p);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* Turns a libcyaml failure into our error. verb is NULL for the first (verb-finding) pass. */
+static void cyaml_failure(cyaml_err_t rc, const yaml_log_t *log, const hermes_verb_desc_t *verb,
+                          hermes_error_t *err)
+{
+	const char *m = log->message;
+	bool in_args = log->depth > 0 && strcmp(log->path[log->depth - 1], "arguments") == 0;
+	char path[400];
+	char key[128];
+
+	if (rc == CYAML_ERR_ALIAS) {
+		hermes_error_set(err, HERMES_E_INVALID_ENVELOPE,
+		                 "YAML aliases (*name) are not allowed in an envelope");
+	} else if (sscanf(m, "Unexpected key: %127[^\n]", key) == 1) {
+		if (verb && in_args) {
+			log_path(log, true, path, sizeof path);
+			/* The backtrace's innermost entry is the mapping itself, not the key. */
+			hermes_decode_err_unknown_field(err, verb->args, verb->name, "arguments.", key);
+		} else {
+			hermes_error_set(err, HERMES_E_INVALID_ENVELOPE,
+			                 "unknown key '%s' in envelope (expected: verb, arguments)", key);
+			if (err)
+				snprintf(err->field, sizeof err->field, "%s", key);
+		}
+	} else if (sscanf(m, "Missing required mapping field: %127[^\n]", key) == 1) {
+		const hermes_field_desc_t *f = NULL;
+		for (size_t i = 0; verb && i < verb->args->field_count; i++)
+			if (strcmp(verb->args->fields[i].name, key) == 0)
+				f = &verb->args->fields[i];
+		if (f) {
+			hermes_decode_err_missing(err, f, verb->name, "arguments.");
+		} else {
+			hermes_error_set(err, HERMES_E_INVALID_ENVELOPE, "missing \"%s\" in envelope", key);
+			if (err)
+				snprintf(err->field, sizeof err->field, "%s", key);
+		}
+	} else if (sscanf(m, "Mapping field already seen: %127[^\n]", key) == 1) {
+		hermes_error_set(err, verb ? HERMES_E_INVALID_ARGUMENTS : HERMES_E_INVALID_ENVELOPE,
+		                 "duplicate key '%s' in %s", key, in_args && verb ? "arguments" : "envelope");
+		if (err)
+			snprintf(err->field, sizeof err->field, "%s%s", in_args && verb ? "arguments." : "", key);
+	} else if (strncmp(m, "Expecting ", 10) == 0) {
+		log_path(log, in_args && verb, path, sizeof path);
+		const hermes_field_desc_t *f = NULL;
+		for (size_t i = 0; verb && in_args && i < verb->args->field_count; i++)
+			if (strncmp(path, verb->args->fields[i].name, strlen(verb->args->fields[i].name)) == 0)
+				f = &verb->args->fields[i];
+		if (!path[0] && log->depth == 0) {
+			hermes_error_set(err, HERMES_E_INVALID_ENVELOPE,
+			                 "an envelope must be a mapping with verb and arguments, got %s",
+			                 event_noun(m));
+		} else if (f && verb) {
+			char tbuf[96];
+			const char *tname = hermes_field_type_name(f, tbuf, sizeof tbuf);
+			if (strchr(path, '['))
+				tname = "String";
+			hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS, "%s: expected %s, got %s", path,
+			                 tname, event_noun(m));
+			if (err)
+				snprintf(err->field, sizeof err->field, "arguments.%s", path);
+		} else if (strcmp(path, "arguments") == 0 || (in_args && !path[0])) {
+			hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS, "arguments: expected an object, got %s",
+			                 event_noun(m));
+			if (err)
+				snprintf(err->field, sizeof err->field, "arguments");
+		} else {
+			hermes_error_set(err, HERMES_E_INVALID_ENVELOPE, "%s: expected %s, got %s", path,
+			                 strcmp(path, "verb") == 0 ? "String" : "a different value",
+			                 event_noun(m));
+			if (err)
+				snprintf(err->field, sizeof err->field, "%s", path);
+		}
+	} else {
+		hermes_error_set(err, verb ? HERMES_E_INVALID_ARGUMENTS : HERMES_E_INVALID_ENVELOPE,
+		                 "invalid envelope: %s", m[0] ? m : cyaml_strerror(rc));
+	}
+	if (err && log->line > 0 && err->line == 0) {
+		err->line = log->line;
+		err->column = log->column;
+	}
+}
+
+static bool is_null_text(const char *s)
+{
+	return !*s || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 || strcmp(s, "Null") == 0 ||
+	       strcmp(s, "NULL") == 0;
+}
+
+/* How a YAML scalar reads in "expected X, got Y", the way its JSON spelling would. */
+static void describe_scalar(const char *s, char *buf, size_t size)
+{
+	int64_t ignored;
+	char *end;
+	if (is_null_text(s)) {
+		snprintf(buf, size, "null");
+	} else if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0) {
+		snprintf(buf, size, "boolean %s", s);
+	} else if (hermes_parse_int(s, INT64_MIN, INT64_MAX, &ignored) != -1 ||
+	           (strtod(s, &end), *end == '\0' && strspn(s, "-+0123456789.eE") == strlen(s))) {
+		snprintf(buf, size, "number %s", s);
+	} else if (strlen(s) > 40) {
+		snprintf(buf, size, "string \"%.37s...\"", s);
+	} else {
+		snprintf(buf, size, "string \"%s\"", s);
+	}
+}
+
+static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slots, void *obj,
+                   const char *verb, const char *pre, hermes_error_t *err);
+
+static int convert_scalar(const hermes_field_desc_t *f, const char *text, void *obj,
+                          const char *path, hermes_error_t *err)
+{
+	char got[96];
+	int64_t v;
+	switch (f->kind) {
+	case HERMES_KIND_STRING: {
+		char *s = strdup(text);
+		if (!s)
+			break;
+		*(char **)((char *)obj + f->offset) = s;
+		return 0;
+	}
+	case HERMES_KIND_INT32:
+	case HERMES_KIND_INT64: {
+		int64_t min = f->kind == HERMES_KIND_INT32 ? INT32_MIN : INT64_MIN;
+		int64_t max = f->kind == HERMES_KIND_INT32 ? INT32_MAX : INT64_MAX;
+		int rc = hermes_parse_int(text, min, max, &v);
+		if (rc == 0) {
+			hermes_field_set_int(obj, f, v);
+			return 0;
+		}
+		if (rc == -2) {
+			hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS, "%s: %s is out of range for %s",
+			                 path, text, f->kind == HERMES_KIND_INT32 ? "Int32" : "Int64");
+		} else {
+			describe_scalar(text, got, sizeof got);
+			hermes_decode_err_type(err, f, path, got);
+		}
+		goto field_error;
+	}
+	case HERMES_KIND_BOOL:
+		if (strcmp(text, "true") == 0 || strcmp(text, "false") == 0) {
+			hermes_field_set_bool(obj, f, text[0] == 't');
+			return 0;
+		}
+		describe_scalar(text, got, sizeof got);
+		hermes_decode_err_type(err, f, path, got);
+		goto field_error;
+	default:
+		break;
+	}
+	hermes_error_set(err, HERMES_E_INTERNAL, "out of memory while decoding '%s'", path);
+	return -1;
+field_error:
+	if (err)
+		snprintf(err->field, sizeof err->field, "arguments.%s", path);
+	return -1;
+}
+
+static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slots, void *obj,
+                   const char *verb, const char *pre, hermes_error_t *err)
+{
+	bool seen[MAX_FIELDS] = { false };
+	if (desc->field_count > MAX_FIELDS)
+		return -1;
+	for (size_t i = 0; slots && i < desc->field_count; i++) {
+		const hermes_field_desc_t *f = &desc->fields[i];
+		const hermes_yaml_slot_t *s = &slots[i];
+		char path[300];
+		snprintf(path, sizeof path, "%s%s", pre, f->name);
+		if (f->kind == HERMES_KIND_STRING_LIST || f->kind == HERMES_KIND_OBJECT_LIST) {
+			if (!s->items && s->count == 0)
+				continue; /* absent */
+			seen[i] = true;
+			size_t n = s->count;
+			size_t esize = f->kind == HERMES_KIND_STRING_LIST ? sizeof(char *) : f->element->size;
+			char *items = calloc(n ? n : 1, esize);
+			if (!items)
+				goto oom;
+			*(char **)((char *)obj + f->offset) = items;
+			for (size_t j = 0; j < n; j++) {
+				if (f->kind == HERMES_KIND_STRING_LIST) {
+					if (!(((char **)items)[j] = strdup(((char **)s->items)[j])))
+						goto oom;
+				} else {
+					size_t mstride = (f->element->field_count ? f->element->field_count : 1) *
+					                 sizeof(hermes_yaml_slot_t);
+					char epre[300];
+					snprintf(epre, sizeof epre, "%s[%zu].", path, j);
+					*(size_t *)((char *)obj + f->count_offset) = j + 1;
+					if (convert(f->element,
+					            (const hermes_yaml_slot_t *)((const char *)s->items + j * mstride),
+					            items + j * esize, verb, epre, err))
+						return -1;
+				}
+				*(size_t *)((char *)obj + f->count_offset) = j + 1;
+			}
+			continue;
+		}
+		if (!s->scalar)
+			continue;
+		/* The schema decides: a string field takes any scalar as text; other types read
+		 * null/~/empty as null, which means "absent" unless the field is required. */
+		if (f->kind != HERMES_KIND_STRING && is_null_text(s->scalar)) {
+			if (f->presence != HERMES_PRESENCE_REQUIRED)
+				continue;
+			hermes_decode_err_type(err, f, path, "null");
+			if (err)
+				snprintf(err->field, sizeof err->field, "arguments.%s", path);
+			return -1;
+		}
+		seen[i] = true;
+		if (convert_scalar(f, s->scalar, obj, path, err))
+			return -1;
+	}
+	for (size_t i = 0; i < desc->field_count; i++) {
+		if (!seen[i] && desc->fields[i].presence == HERMES_PRESENCE_REQUIRED) {
+			char full[300];
+			snprintf(full, sizeof full, "arguments.%s", pre);
+			hermes_decode_err_missing(err, &desc->fields[i], verb, full);
+			return -1;
+		}
+	}
+	hermes_apply_defaults(desc, obj, seen);
+	return 0;
+oom:
+	hermes_error_set(err, HERMES_E_INTERNAL, "out of memory while decoding arguments");
+	return -1;
+}
+
+/* The first pass only finds the verb: the arguments are skipped. */
+static const cyaml_schema_field_t probe_fields[] = {
+	{ .key = "verb", .data_offset = offsetof(hermes_yaml_envelope_t, verb),
+	  .value = { CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 0, CYAML_UNLIMITED) } },
+	CYAML_FIELD_IGNORE("arguments", CYAML_FLAG_OPTIONAL),
+	CYAML_FIELD_END
+};
+static const cyaml_schema_value_t probe_schema = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, hermes_yaml_envelope_t, probe_fields),
+};
+
+const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t len, void **args,
+                                                      hermes_error_t *err)
+{
+	yaml_log_t log;
+	cyaml_config_t cfg = {
+		.log_fn = log_fn,
+		.log_ctx = &log,
+		.mem_fn = cyaml_mem,
+		.log_level = CYAML_LOG_ERROR,
+		.flags = CYAML_CFG_NO_ALIAS,
+	};
+	hermes_yaml_envelope_t *env = NULL;
+	const hermes_verb_desc_t *verb = NULL;
+
+	if (yaml_precheck(text, len, err))
+		return NULL;
+	memset(&log, 0, sizeof log);
+	cyaml_err_t rc = cyaml_load_data((const uint8_t *)text, len, &cfg, &probe_schema,
+	                                 (cyaml_data_t **)&env, NULL);
+	if (rc != CYAML_OK) {
+		cyaml_failure(rc, &log, NULL, err);
+		return NULL;
+	}
+	if (!env) {
+		hermes_error_set(err, HERMES_E_INVALID_ENVELOPE,
+		                 "empty envelope (expected a mapping with verb and arguments)");
+		return NULL;
+	}
+	verb = hermes_verb_desc_find(env->verb);
+	if (!verb)
+		hermes_decode_err_unknown_verb(err, env->verb);
+	cyaml_free(&cfg, &probe_schema, env, 0);
+	if (!verb)
+		return NULL;
+
+	env = NULL;
+	memset(&log, 0, sizeof log);
+	size_t index = (size_t)(verb - hermes_verb_descs);
+	rc = cyaml_load_data((const uint8_t *)text, len, &cfg, hermes_yaml_envelope_schemas[index],
+	                     (cyaml_data_t **)&env, NULL);
+	if (rc != CYAML_OK) {
+		cyaml_failure(rc, &log, verb, err);
+		return NULL;
+	}
+	void *obj = hermes_struct_new(verb->args);
+	if (!obj) {
+		hermes_error_set(err, HERMES_E_INTERNAL, "out of memory while decoding arguments");
+	} else if (convert(verb->args, env->arguments, obj, verb->name, "", err)) {
+		hermes_struct_free(verb->args, obj);
+		obj = NULL;
+	}
+	cyaml_free(&cfg, hermes_yaml_envelope_schemas[index], env, 0);
+	if (!obj)
+		return NULL;
+	*args = obj;
+	return verb;
+}

@@ -1,0 +1,22 @@
+/* core/utf8.h: UTF-8 validation (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF). */
+#ifndef HERMES_CORE_UTF8_H
+#define HERMES_CORE_UTF8_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if the bytes there are not valid. */
+size_t hermes_utf8_sequence_length(const char *s, size_t avail);
+
+/* Offset of the first invalid byte in s[0..len), or len if all of it is valid UTF-8. */
+size_t hermes_utf8_validate(const char *s, size_t len);
+
+static inline bool hermes_utf8_valid(const char *s, size_t len)
+{
+	return hermes_utf8_validate(s, len) == len;
+}
+
+/* The 1-based line and column (in bytes) of offset in text. */
+void hermes_text_position(const char *text, size_t offset, int *line, int *column);
+
+#endif
