@@ -1,1 +1,9 @@
-# tests/verbs.mk: (filled in by the verbs work)
+# tests/verbs.mk: Check suites of the verbs (src/verbs), one program per verb family, each test
+# in a fresh mkdtemp workspace; all of them go through hermes_execute() with JSON envelopes.
+verbs_check_sources = tests/verbs_testlib.c tests/verbs_testlib.h
+
+check_PROGRAMS += tests/check_verbs_read
+tests_check_verbs_read_SOURCES = tests/check_verbs_read.c $(verbs_check_sources)
+tests_check_verbs_read_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_read_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_read

@@ -189,7 +189,7 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 	char *buf = malloc(HERMES_LINES_BUFSIZE);
 	char *raw = NULL;
 	size_t used = 0, cap = 0;
-	if (!buf || hermes_buf_append(&raw, &used, &cap, "", 0) < 0) {
+	if (!buf || hermes_verbs_append(&raw, &used, &cap, "", 0) < 0) {
 		hermes_ws_fail(result, -ENOMEM, "read", args->path);
 		goto out;
 	}
@@ -228,7 +228,7 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 			const char *stop = q ? q + 1 : e;
 			if (!partial)
 				lines++;
-			if (hermes_buf_append(&raw, &used, &cap, p, (size_t)(stop - p)) < 0) {
+			if (hermes_verbs_append(&raw, &used, &cap, p, (size_t)(stop - p)) < 0) {
 				hermes_ws_fail(result, -ENOMEM, "read", args->path);
 				goto out;
 			}

@@ -131,7 +131,7 @@ fail:
 	return false;
 }
 
-int hermes_buf_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len)
+int hermes_verbs_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len)
 {
 	if (*used + len + 1 > *cap) {
 		size_t ncap = *cap ? *cap : 4096;
@@ -153,16 +153,16 @@ char *hermes_text_lossy(const char *s)
 {
 	size_t len = strlen(s), used = 0, cap = 0;
 	char *out = NULL;
-	if (hermes_buf_append(&out, &used, &cap, "", 0) < 0)
+	if (hermes_verbs_append(&out, &used, &cap, "", 0) < 0)
 		return NULL;
 	while (len > 0) {
 		size_t bad = len;
 		bool ok = hermes_text_valid(s, len, &bad);
-		if (hermes_buf_append(&out, &used, &cap, s, ok ? len : bad) < 0)
+		if (hermes_verbs_append(&out, &used, &cap, s, ok ? len : bad) < 0)
 			goto oom;
 		if (ok)
 			break;
-		if (hermes_buf_append(&out, &used, &cap, "\xEF\xBF\xBD", 3) < 0)
+		if (hermes_verbs_append(&out, &used, &cap, "\xEF\xBF\xBD", 3) < 0)
 			goto oom;
 		s += bad + 1;
 		len -= bad + 1;

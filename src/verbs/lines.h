@@ -22,6 +22,6 @@ bool hermes_text_valid(const char *s, size_t len, size_t *bad);
 char *hermes_text_lossy(const char *s);
 
 /* Appends s[0..len) to a growable buffer: *buf (malloc'd), *used, *cap. 0 or -ENOMEM. */
-int hermes_buf_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len);
+int hermes_verbs_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len);
 
 #endif
