@@ -13,3 +13,9 @@ tests_check_verbs_write_SOURCES = tests/check_verbs_write.c $(verbs_check_source
 tests_check_verbs_write_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_write_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_write
+
+check_PROGRAMS += tests/check_verbs_tree
+tests_check_verbs_tree_SOURCES = tests/check_verbs_tree.c $(verbs_check_sources)
+tests_check_verbs_tree_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_tree_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_tree
