@@ -19,3 +19,9 @@ tests_check_verbs_tree_SOURCES = tests/check_verbs_tree.c $(verbs_check_sources)
 tests_check_verbs_tree_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_tree_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_tree
+
+check_PROGRAMS += tests/check_verbs_escape
+tests_check_verbs_escape_SOURCES = tests/check_verbs_escape.c $(verbs_check_sources)
+tests_check_verbs_escape_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_verbs_escape_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_verbs_escape

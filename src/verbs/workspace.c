@@ -164,6 +164,8 @@ static int walk(const hermes_ws_t *ws, const char *rel, int oflags, bool mkdirs,
 			continue;
 		if (strcmp(name, "..") == 0) {
 			if (clen == 0) {
+				if (strcmp(ws->root, "/") == 0)
+					continue; /* with --root /, "/.." is "/" as everywhere else */
 				rc = HERMES_WS_EOUTSIDE;
 				break;
 			}
