@@ -25,3 +25,9 @@ tests_check_verbs_escape_SOURCES = tests/check_verbs_escape.c $(verbs_check_sour
 tests_check_verbs_escape_CFLAGS = $(tests_check_cflags) -pthread
 tests_check_verbs_escape_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_verbs_escape
+
+check_PROGRAMS += tests/check_verbs_proc
+tests_check_verbs_proc_SOURCES = tests/check_verbs_proc.c $(verbs_check_sources)
+tests_check_verbs_proc_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_verbs_proc_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_verbs_proc

@@ -6,6 +6,7 @@
  * SIGKILL. */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -108,6 +109,42 @@ static int open_pidfd(pid_t pid)
 	errno = ENOSYS;
 	return -1;
 #endif
+}
+
+/* Does the process group pgid still have a member that is not a zombie? (Orphaned members are
+ * reaped by init, which may take its time: a zombie has stopped, and counts as gone.) */
+static bool group_alive(pid_t pgid)
+{
+	if (kill(-pgid, 0) < 0 && errno == ESRCH)
+		return false;
+	DIR *proc = opendir("/proc");
+	if (!proc)
+		return true;
+	bool alive = false;
+	struct dirent *de;
+	while (!alive && (de = readdir(proc))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char path[64], stat[512];
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, stat, sizeof stat - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		stat[n] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold anything, so parse after the last ')'. */
+		const char *p = strrchr(stat, ')');
+		char state;
+		long ppid, pgrp;
+		if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == (long)pgid &&
+		    state != 'Z' && state != 'X')
+			alive = true;
+	}
+	closedir(proc);
+	return alive;
 }
 
 /* Waits up to ms for the child to exit (without reaping it); true if it has. */
@@ -309,6 +346,16 @@ spawn_failed:
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (why != HERMES_E_NONE) {
+		/* The rest of the group was reparented; wait (briefly) until all of it has died, so that
+		 * when the result says "stopped", no process of the group is left running. */
+		for (int64_t until = now_ms() + GRACE_MS; now_ms() < until;) {
+			if (!group_alive(pid))
+				break;
+			struct timespec ts = {0, 5 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (pidfd >= 0)
 		close(pidfd);
 	close(out[0]);
