@@ -31,3 +31,9 @@ tests_check_verbs_proc_SOURCES = tests/check_verbs_proc.c $(verbs_check_sources)
 tests_check_verbs_proc_CFLAGS = $(tests_check_cflags) -pthread
 tests_check_verbs_proc_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_verbs_proc
+
+check_PROGRAMS += tests/check_verbs_sys
+tests_check_verbs_sys_SOURCES = tests/check_verbs_sys.c $(verbs_check_sources)
+tests_check_verbs_sys_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_sys_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_sys
