@@ -37,3 +37,9 @@ tests_check_verbs_sys_SOURCES = tests/check_verbs_sys.c $(verbs_check_sources)
 tests_check_verbs_sys_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_sys_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_sys
+
+check_PROGRAMS += tests/check_verbs_crash
+tests_check_verbs_crash_SOURCES = tests/check_verbs_crash.c $(verbs_check_sources)
+tests_check_verbs_crash_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_crash_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_crash
