@@ -29,29 +29,35 @@ int hermes_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* A fresh temporary name next to name: ".<name>.<12 hex>.hermes-tmp", cut to fit NAME_MAX. */
+static void make_tmpname(hermes_atomic_t *a, int tries)
+{
+	unsigned char rnd[6];
+	if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
+		static unsigned counter;
+		unsigned v = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) ^ (unsigned)getpid();
+		memcpy(rnd, &v, sizeof v);
+		rnd[4] = (unsigned char)tries;
+		rnd[5] = (unsigned char)(v >> 3);
+	}
+	int keep = NAME_MAX - 1 - 1 - 12 - 11;
+	snprintf(a->tmpname, sizeof a->tmpname, ".%.*s.%02x%02x%02x%02x%02x%02x.hermes-tmp", keep,
+	         a->name, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+}
+
 int hermes_atomic_begin(hermes_atomic_t *a, int dirfd, const char *name, const struct stat *like)
 {
 	a->dirfd = dirfd;
 	a->fd = -1;
+	a->tmpname[0] = '\0';
 	snprintf(a->name, sizeof a->name, "%s", name);
-	for (int tries = 0; tries < 16; tries++) {
-		unsigned char rnd[6];
-		if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
-			static unsigned counter;
-			unsigned v = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) ^ (unsigned)getpid();
-			memcpy(rnd, &v, sizeof v);
-			rnd[4] = (unsigned char)tries;
-			rnd[5] = (unsigned char)(v >> 3);
-		}
-		/* ".<name>.<12 hex>.hermes-tmp", the name cut so that the whole fits NAME_MAX. */
-		int keep = NAME_MAX - 1 - 1 - 12 - 11;
-		snprintf(a->tmpname, sizeof a->tmpname, ".%.*s.%02x%02x%02x%02x%02x%02x.hermes-tmp", keep,
-		         name, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+	/* Preferably an unnamed file (O_TMPFILE): a crash before the commit leaves nothing behind. */
+	a->fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, like ? 0600 : 0666);
+	for (int tries = 0; a->fd < 0 && tries < 16; tries++) {
+		make_tmpname(a, tries);
 		a->fd = openat(dirfd, a->tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		               like ? 0600 : 0666);
-		if (a->fd >= 0)
-			break;
-		if (errno != EEXIST)
+		if (a->fd < 0 && errno != EEXIST)
 			return -errno;
 	}
 	if (a->fd < 0)
@@ -81,8 +87,22 @@ void hermes_atomic_abort(hermes_atomic_t *a)
 	if (a->fd >= 0) {
 		close(a->fd);
 		a->fd = -1;
-		unlinkat(a->dirfd, a->tmpname, 0);
+		if (a->tmpname[0])
+			unlinkat(a->dirfd, a->tmpname, 0);
 	}
+}
+
+/* Gives the unnamed temporary file the name `to` in the directory (never replacing). */
+static int link_unnamed(hermes_atomic_t *a, const char *to)
+{
+	if (linkat(a->fd, "", a->dirfd, to, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -EEXIST;
+	/* AT_EMPTY_PATH needs privileges on older kernels; the /proc link does not. */
+	char proc[64];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", a->fd);
+	return linkat(AT_FDCWD, proc, a->dirfd, to, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
 }
 
 int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
@@ -93,27 +113,47 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
 		hermes_atomic_abort(a);
 		return rc;
 	}
-	if (close(a->fd) < 0) {
-		rc = -errno;
-		a->fd = -1;
-		unlinkat(a->dirfd, a->tmpname, 0);
-		return rc;
+	if (!a->tmpname[0]) {
+		/* Unnamed: link it in place (no-replace), or under a temporary name to rename over. */
+		if (!replace) {
+			rc = link_unnamed(a, a->name);
+		} else {
+			for (int tries = 0; tries < 16; tries++) {
+				make_tmpname(a, tries);
+				rc = link_unnamed(a, a->tmpname);
+				if (rc != -EEXIST)
+					break;
+			}
+			if (rc)
+				a->tmpname[0] = '\0';
+		}
+		if (rc) {
+			hermes_atomic_abort(a);
+			return rc;
+		}
+		if (!replace)
+			a->tmpname[0] = '\0'; /* already in place under its final name */
 	}
-	a->fd = -1;
-	if (replace) {
-		if (renameat(a->dirfd, a->tmpname, a->dirfd, a->name) < 0)
-			rc = -errno;
-	} else if (renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_NOREPLACE) < 0) {
+	if (close(a->fd) < 0)
 		rc = -errno;
-		if (rc == -EINVAL) {
-			/* No RENAME_NOREPLACE on this file system: a hard link never replaces either. */
-			rc = linkat(a->dirfd, a->tmpname, a->dirfd, a->name, 0) < 0 ? -errno : 0;
-			if (rc == 0)
-				unlinkat(a->dirfd, a->tmpname, 0);
+	a->fd = -1;
+	if (rc == 0 && a->tmpname[0]) {
+		if (replace) {
+			if (renameat(a->dirfd, a->tmpname, a->dirfd, a->name) < 0)
+				rc = -errno;
+		} else if (renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_NOREPLACE) < 0) {
+			rc = -errno;
+			if (rc == -EINVAL) {
+				/* No RENAME_NOREPLACE on this file system: a hard link never replaces either. */
+				rc = linkat(a->dirfd, a->tmpname, a->dirfd, a->name, 0) < 0 ? -errno : 0;
+				if (rc == 0)
+					unlinkat(a->dirfd, a->tmpname, 0);
+			}
 		}
 	}
 	if (rc) {
-		unlinkat(a->dirfd, a->tmpname, 0);
+		if (a->tmpname[0])
+			unlinkat(a->dirfd, a->tmpname, 0);
 		return rc;
 	}
 	int dfd = openat(a->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -15,7 +15,7 @@ typedef struct hermes_atomic {
 	int dirfd;                  /* borrowed: the directory of the final name */
 	int fd;                     /* the temporary file, open for writing; -1 once finished */
 	char name[NAME_MAX + 1];    /* the final name */
-	char tmpname[NAME_MAX + 1]; /* the temporary name, in the same directory */
+	char tmpname[NAME_MAX + 1]; /* the temporary name in the same directory; "" while unnamed */
 } hermes_atomic_t;
 
 /* Starts a new version of name in dirfd (an O_PATH directory descriptor is fine). If like is not
