@@ -60,6 +60,10 @@ def tokenize(text, path):
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if not m:
+            if text[pos] == '"':
+                raise Loc(path, line).error("unterminated string")
+            if text.startswith("/*", pos):
+                raise Loc(path, line).error("unterminated comment")
             raise Loc(path, line).error("unexpected character %r" % text[pos])
         kind = m.lastgroup
         val = m.group(kind)

@@ -63,13 +63,36 @@ static void log_fn(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
 		snprintf(log->message, sizeof log->message, "%s", s);
 }
 
+/* Where each key of the arguments mapping is, so that a value rejected after loading can still
+ * be reported with its line. */
+typedef struct key_marks {
+	struct { char name[64]; int line, column; } keys[MAX_FIELDS];
+	int count;
+} key_marks_t;
+
+/* Per nesting level: is it a mapping, is the next scalar a key, the last key seen. */
+typedef struct level {
+	bool mapping;
+	bool want_key;
+	bool is_arguments; /* the value of the envelope's "arguments" key */
+	char key[64];
+} level_t;
+
+static void value_done(level_t *levels, int depth)
+{
+	if (depth > 0 && levels[depth - 1].mapping)
+		levels[depth - 1].want_key = true;
+}
+
 /* A libyaml pass before libcyaml: exact syntax error positions, NUL characters (which C strings
- * would silently cut), nesting depth, and one document only. */
-static int yaml_precheck(const char *text, size_t len, hermes_error_t *e)
+ * would silently cut), nesting depth, one document only, and the positions of argument keys. */
+static int yaml_precheck(const char *text, size_t len, key_marks_t *marks, hermes_error_t *e)
 {
 	yaml_parser_t parser;
 	yaml_event_t event;
+	level_t levels[HERMES_MAX_NESTING + 1];
 	int depth = 0, docs = 0, rc = 0;
+	marks->count = 0;
 	if (!yaml_parser_initialize(&parser)) {
 		hermes_error_set(e, HERMES_E_INTERNAL, "out of memory while reading YAML");
 		return -1;
@@ -95,17 +118,43 @@ static int yaml_precheck(const char *text, size_t len, hermes_error_t *e)
 			break;
 		case YAML_MAPPING_START_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
-			if (++depth > HERMES_MAX_NESTING)
+			if (depth >= HERMES_MAX_NESTING) {
 				problem = "YAML nesting deeper than the limit";
+				break;
+			}
+			levels[depth].mapping = event.type == YAML_MAPPING_START_EVENT;
+			levels[depth].want_key = true;
+			levels[depth].is_arguments = depth == 1 && levels[0].mapping &&
+			                             strcmp(levels[0].key, "arguments") == 0;
+			levels[depth].key[0] = '\0';
+			depth++;
 			break;
 		case YAML_MAPPING_END_EVENT:
 		case YAML_SEQUENCE_END_EVENT:
 			depth--;
+			value_done(levels, depth);
 			break;
-		case YAML_SCALAR_EVENT:
-			if (memchr(event.data.scalar.value, '\0', event.data.scalar.length))
+		case YAML_SCALAR_EVENT: {
+			const char *v = (const char *)event.data.scalar.value;
+			if (memchr(v, '\0', event.data.scalar.length)) {
 				problem = "NUL characters are not allowed in values";
+				break;
+			}
+			level_t *top = depth > 0 ? &levels[depth - 1] : NULL;
+			if (top && top->mapping && top->want_key) {
+				snprintf(top->key, sizeof top->key, "%s", v);
+				top->want_key = false;
+				if (top->is_arguments && marks->count < MAX_FIELDS) {
+					snprintf(marks->keys[marks->count].name, sizeof marks->keys[0].name, "%s", v);
+					marks->keys[marks->count].line = (int)event.start_mark.line + 1;
+					marks->keys[marks->count].column = (int)event.start_mark.column + 1;
+					marks->count++;
+				}
+			} else {
+				value_done(levels, depth);
+			}
 			break;
+		}
 		case YAML_ALIAS_EVENT:
 			problem = "YAML aliases (*name) are not allowed in an envelope";
 			break;
@@ -327,8 +376,9 @@ static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slo
 		char path[300];
 		snprintf(path, sizeof path, "%s%s", pre, f->name);
 		if (f->kind == HERMES_KIND_STRING_LIST || f->kind == HERMES_KIND_OBJECT_LIST) {
-			if (!s->items && s->count == 0)
-				continue; /* absent */
+			/* libcyaml leaves an empty sequence NULL; a required one was checked present. */
+			if (!s->items && s->count == 0 && f->presence != HERMES_PRESENCE_REQUIRED)
+				continue;
 			seen[i] = true;
 			size_t n = s->count;
 			size_t esize = f->kind == HERMES_KIND_STRING_LIST ? sizeof(char *) : f->element->size;
@@ -386,6 +436,22 @@ oom:
 	return -1;
 }
 
+/* Gives a conversion error the position of its argument's key. */
+static void locate(const key_marks_t *marks, hermes_error_t *err)
+{
+	if (!err || err->line || strncmp(err->field, "arguments.", 10) != 0)
+		return;
+	const char *name = err->field + 10;
+	size_t n = strcspn(name, ".[");
+	for (int i = 0; i < marks->count; i++) {
+		if (strlen(marks->keys[i].name) == n && strncmp(marks->keys[i].name, name, n) == 0) {
+			err->line = marks->keys[i].line;
+			err->column = marks->keys[i].column;
+			return;
+		}
+	}
+}
+
 /* The first pass only finds the verb: the arguments are skipped. */
 static const cyaml_schema_field_t probe_fields[] = {
 	{ .key = "verb", .data_offset = offsetof(hermes_yaml_envelope_t, verb),
@@ -411,7 +477,8 @@ const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t l
 	hermes_yaml_envelope_t *env = NULL;
 	const hermes_verb_desc_t *verb = NULL;
 
-	if (yaml_precheck(text, len, err))
+	key_marks_t marks;
+	if (yaml_precheck(text, len, &marks, err))
 		return NULL;
 	memset(&log, 0, sizeof log);
 	cyaml_err_t rc = cyaml_load_data((const uint8_t *)text, len, &cfg, &probe_schema,
@@ -447,6 +514,7 @@ const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t l
 	} else if (convert(verb->args, env->arguments, obj, verb->name, "", err)) {
 		hermes_struct_free(verb->args, obj);
 		obj = NULL;
+		locate(&marks, err);
 	}
 	cyaml_free(&cfg, hermes_yaml_envelope_schemas[index], env, 0);
 	if (!obj)

@@ -45,8 +45,9 @@ static int marker(const char *t, size_t len, size_t p)
 	return 0;
 }
 
-/* Only blank lines, comments and a bare "---" marker? */
-static bool empty_yaml(const char *t, size_t len)
+/* Only blank lines, comments and a bare "---" marker (and, if directives is set, "%" directive
+ * lines, which belong to the document that follows them)? */
+static bool empty_yaml_(const char *t, size_t len, bool directives)
 {
 	size_t p = 0;
 	while (p < len) {
@@ -58,11 +59,16 @@ static bool empty_yaml(const char *t, size_t len)
 			q += 3;
 		while (q < eol && (t[q] == ' ' || t[q] == '\t' || t[q] == '\r'))
 			q++;
-		if (q < eol && t[q] != '#')
+		if (q < eol && t[q] != '#' && !(directives && q == p && t[q] == '%'))
 			return false;
 		p = eol + 1;
 	}
 	return true;
+}
+
+static bool empty_yaml(const char *t, size_t len)
+{
+	return empty_yaml_(t, len, false);
 }
 
 static size_t next_line(const char *t, size_t len, size_t p)
@@ -93,8 +99,15 @@ int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len,
 		/* A document runs to the next marker line (a "---" line belongs to the next one). */
 		size_t p = marker(s->text, s->len, start) == 1 ? next_line(s->text, s->len, start) : start;
 		int kind = 0;
-		while (p < s->len && !(kind = marker(s->text, s->len, p)))
+		for (;;) {
+			while (p < s->len && !(kind = marker(s->text, s->len, p)))
+				p = next_line(s->text, s->len, p);
+			/* "%YAML 1.2" and other directives go with the "---" that follows them. */
+			if (kind != 1 || empty_yaml(s->text + start, p - start) ||
+			    !empty_yaml_(s->text + start, p - start, true))
+				break;
 			p = next_line(s->text, s->len, p);
+		}
 		size_t end = p;
 		int line = s->line;
 		advance(s, kind == 2 ? next_line(s->text, s->len, p) : p);

@@ -1,0 +1,132 @@
+#!/bin/sh
+# tests/cli_exec.sh: black-box tests of `hermes exec`, `hermes verbs`, `--help` and `--version`
+# through the built binary: results, batch alignment, exit statuses, stderr format.
+. "${top_srcdir:-.}/tests/lib.sh"
+cd "$WS" || exit 1
+printf 'hello\nworld\n' >a.txt
+
+# One envelope, JSON and YAML, byte-identical results.
+run_hermes exec <<'E'
+{"verb": "fs.readFile", "arguments": {"path": "a.txt"}}
+E
+expect_eq "json exit" "$rc" 0
+expect_eq "json result" "$out" '{"content":"hello\nworld\n","succeeded":true,"errorMessage":null,"errorCode":null}'
+json=$out
+run_hermes exec <<'E'
+verb: fs.readFile
+arguments:
+  path: a.txt
+E
+expect_eq "yaml result equals json result" "$out" "$json"
+
+# A batch: results stay aligned with envelopes, the exit status is the worst one.
+cat >batch.yaml <<'E'
+verb: fs.exists
+arguments: {path: a.txt}
+---
+verb: fs.readFile
+arguments: {path: missing.txt}
+---
+# a comment-only document is not an envelope
+---
+verb: fs.readRange
+arguments:
+  path: a.txt
+  startLine: ten
+  endLine: 2
+E
+run_hermes exec batch.yaml
+expect_eq "batch exit status" "$rc" 2
+expect_eq "batch result count" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 3
+expect_match "batch 1 ok" "$(printf '%s\n' "$out" | sed -n 1p)" '^\{"exists":true,"succeeded":true'
+expect_match "batch 2 failed" "$(printf '%s\n' "$out" | sed -n 2p)" '"succeeded":false,"errorMessage":"[^"]*missing.txt[^"]*","errorCode":"NotFound"\}$'
+expect_match "batch 3 invalid" "$(printf '%s\n' "$out" | sed -n 3p)" '"errorCode":"InvalidArguments"\}$'
+expect_eq "batch stderr names file and line" "$err" 'hermes: batch.yaml:12: startLine: expected Int32, got string "ten"'
+
+# Several JSON envelopes one after another; a failed verb gives exit 1.
+run_hermes exec <<'E'
+{"verb":"fs.exists","arguments":{"path":"a.txt"}}{"verb":"fs.readFile","arguments":{"path":"nope"}}
+  {"verb":"sys.machineInfo"}
+E
+expect_eq "json stream exit" "$rc" 1
+expect_eq "json stream results" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 3
+expect_eq "json stream stderr is empty" "$err" ""
+
+# A syntax error: a result on stdout, the position on stderr.
+run_hermes exec <<'E'
+{"verb": "fs.exists",
+ "arguments": {"path": "a.txt",}}
+E
+expect_eq "syntax error exit" "$rc" 2
+expect_eq "syntax error result" "$out" '{"succeeded":false,"errorMessage":"JSON syntax error: expected a string key (found '"'}'"')","errorCode":"InvalidEnvelope"}'
+expect_eq "syntax error stderr" "$err" "hermes: <stdin>:2: JSON syntax error: expected a string key (found '}')"
+
+# Files and '-' in order; a missing file is reported and the others still run.
+echo '{"verb":"fs.exists","arguments":{"path":"zzz"}}' >one.json
+run_hermes exec one.json - nonexistent.json <<'E'
+verb: fs.exists
+arguments: {path: a.txt}
+E
+expect_eq "files exit" "$rc" 2
+expect_eq "files results in order" "$(printf '%s\n' "$out" | cut -c1-15 | tr '\n' ' ')" '{"exists":false {"exists":true, '
+expect_match "missing file message" "$err" "^hermes: cannot read 'nonexistent.json': No such file or directory$"
+
+# --pretty indents by two spaces.
+run_hermes exec --pretty one.json
+expect_eq "pretty" "$out" '{
+  "exists": false,
+  "succeeded": true,
+  "errorMessage": null,
+  "errorCode": null
+}'
+
+# --root confines: the root is the workspace, nothing outside is reachable.
+mkdir -p inner && echo inside >inner/b.txt
+run_hermes exec --root inner <<'E'
+verb: fs.readFile
+arguments: {path: b.txt}
+---
+verb: fs.readFile
+arguments: {path: ../a.txt}
+E
+expect_eq "root exit" "$rc" 1
+expect_match "root inside" "$(printf '%s\n' "$out" | sed -n 1p)" '"content":"inside\\n"'
+expect_match "root outside" "$(printf '%s\n' "$out" | sed -n 2p)" '"errorCode":"OutsideWorkspace"'
+run_hermes exec --root "$WS/does-not-exist" one.json
+expect_eq "bad root exit" "$rc" 2
+expect_match "bad root message" "$err" "^hermes: .*does-not-exist"
+
+# Usage errors.
+run_hermes exec </dev/null
+expect_eq "empty input exit" "$rc" 2
+expect_eq "empty input message" "$err" "hermes: <stdin>: no envelope found"
+run_hermes exec --frobnicate
+expect_eq "unknown option exit" "$rc" 2
+expect_match "unknown option message" "$err" "unrecognized option '--frobnicate'"
+run_hermes exec --max-read-bytes=lots one.json
+expect_eq "bad option value exit" "$rc" 2
+run_hermes teleport
+expect_eq "unknown command exit" "$rc" 2
+expect_match "unknown command message" "$err" "unknown command 'teleport'"
+run_hermes
+expect_eq "no command exit" "$rc" 2
+
+# --help and --version, GNU style.
+for cmd in "" exec schema verbs; do
+	run_hermes $cmd --help
+	expect_eq "hermes $cmd --help exit" "$rc" 0
+	expect_match "hermes $cmd --help usage" "$out" "^Usage: hermes"
+done
+run_hermes --version
+expect_eq "version exit" "$rc" 0
+expect_match "version line" "$(printf '%s\n' "$out" | head -1)" '^hermes [0-9]+\.[0-9]+\.[0-9]+$'
+expect_match "library versions" "$out" '^cJSON [0-9.]+, libcyaml [0-9.]+$'
+
+# hermes verbs: one line per verb with its description.
+run_hermes verbs
+expect_eq "verbs count" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 14
+expect_match "verbs line" "$out" '^fs\.readRange +Read lines startLine\.\.endLine'
+run_hermes schema fs.teleport
+expect_eq "schema unknown verb exit" "$rc" 2
+expect_match "schema unknown verb" "$err" "unknown verb 'fs.teleport'"
+finish
