@@ -32,9 +32,22 @@ static char *version_text(int v)
 	return s;
 }
 
-static void kill_at_random(pid_t pid, unsigned *seed)
+static double now(void)
 {
-	usleep(500 + (useconds_t)(rand_r(seed) % 25000));
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Waits until the writer has completed one write (a byte on progress), then kills it at a random
+ * moment within about three more writes (at least 20 ms) (write_s: how long one takes here, e.g. under ASan). */
+static void kill_at_random(pid_t pid, int progress, double write_s, unsigned *seed)
+{
+	char c;
+	ck_assert_int_eq(read(progress, &c, 1), 1);
+	double window = write_s * 3 > 0.02 ? write_s * 3 : 0.02;
+	useconds_t span = (useconds_t)(window * 1e6);
+	usleep((useconds_t)rand_r(seed) % span);
 	kill(pid, SIGKILL);
 	int status;
 	waitpid(pid, &status, 0);
@@ -60,7 +73,14 @@ START_TEST(crash_during_write_file)
 	free(first);
 	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
 	int seen[26] = {0}, versions = 0;
+	double t0 = now();
+	char *text0 = version_text(0);
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "target.txt", "content", text0, NULL)));
+	free(text0);
+	double write_s = now() - t0;
 	for (int round = 0; round < ROUNDS; round++) {
+		int progress[2];
+		ck_assert_int_eq(pipe(progress), 0);
 		pid_t pid = fork();
 		ck_assert_int_ge(pid, 0);
 		if (pid == 0) {
@@ -70,9 +90,12 @@ START_TEST(crash_during_write_file)
 				free(text);
 				if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "succeeded")))
 					_exit(1);
+				(void)!write(progress[1], "w", 1);
 			}
 		}
-		kill_at_random(pid, &seed);
+		close(progress[1]);
+		kill_at_random(pid, progress[0], write_s, &seed);
+		close(progress[0]);
 		size_t len;
 		char *got = vt_get("ws/target.txt", &len);
 		ck_assert_ptr_nonnull(got);
@@ -122,7 +145,17 @@ START_TEST(crash_during_write_range)
 	free(text);
 	unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid() ^ 0x5a5a;
 	int changed = 0;
+	double t0 = now();
+	char *m0 = middle(0);
+	cJSON *a0 = vt_args("path", "lines.txt", "content", m0, NULL);
+	free(m0);
+	cJSON_AddNumberToObject(a0, "startLine", PART + 1);
+	cJSON_AddNumberToObject(a0, "endLine", 2 * PART);
+	vt_ok(vt_call("fs.writeRange", a0));
+	double write_s = now() - t0;
 	for (int round = 0; round < ROUNDS; round++) {
+		int progress[2];
+		ck_assert_int_eq(pipe(progress), 0);
 		pid_t pid = fork();
 		ck_assert_int_ge(pid, 0);
 		if (pid == 0) {
@@ -135,9 +168,12 @@ START_TEST(crash_during_write_range)
 				cJSON *r = vt_call("fs.writeRange", a);
 				if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "succeeded")))
 					_exit(1);
+				(void)!write(progress[1], "w", 1);
 			}
 		}
-		kill_at_random(pid, &seed);
+		close(progress[1]);
+		kill_at_random(pid, progress[0], write_s, &seed);
+		close(progress[0]);
 		char *got = vt_get("ws/lines.txt", NULL);
 		ck_assert_ptr_nonnull(got);
 		char *save = NULL;

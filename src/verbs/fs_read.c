@@ -391,7 +391,8 @@ void hermes_verb_fs_list_dir(const hermes_call_t *call, const void *args_, void 
 		count++;
 	}
 	closedir(dir);
-	qsort(entries, count, sizeof *entries, cmp_entries);
+	if (count > 1)
+		qsort(entries, count, sizeof *entries, cmp_entries);
 	if (count == 0) {
 		free(entries);
 		entries = calloc(1, sizeof *entries); /* an empty list, not a missing one */
