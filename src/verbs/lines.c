@@ -61,11 +61,9 @@ static size_t count_sse2(const unsigned char *p, size_t n)
 
 size_t hermes_count_newlines(const char *buf, size_t len)
 {
-	static int have_avx2 = -1; /* benign race: every thread computes the same value */
-	if (have_avx2 < 0)
-		have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return have_avx2 ? count_avx2((const unsigned char *)buf, len)
-	                 : count_sse2((const unsigned char *)buf, len);
+	/* __builtin_cpu_supports only reads what libgcc detected at startup: cheap, thread-safe. */
+	return __builtin_cpu_supports("avx2") ? count_avx2((const unsigned char *)buf, len)
+	                                      : count_sse2((const unsigned char *)buf, len);
 }
 #else
 size_t hermes_count_newlines(const char *buf, size_t len)
