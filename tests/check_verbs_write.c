@@ -287,6 +287,33 @@ START_TEST(write_range_errors)
 }
 END_TEST
 
+START_TEST(streaming_verbs_cancel)
+{
+	/* A cancelled call stops in its read loop and changes nothing. */
+	size_t n = 4 * 1024 * 1024;
+	char *text = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		text[i] = i % 64 == 63 ? '\n' : 'x';
+	text[n] = '\0';
+	vt_put("ws/big.txt", text);
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.lineCount\",\"arguments\":{\"path\":\"big.txt\"}}"),
+	       "Cancelled", "big.txt");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"big.txt\","
+	                         "\"startLine\":60000,\"endLine\":60001}}"),
+	       "Cancelled", "big.txt");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.writeRange\",\"arguments\":{\"path\":\"big.txt\","
+	                         "\"startLine\":2,\"endLine\":3,\"content\":\"x\"}}"),
+	       "Cancelled", "big.txt");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.copyFile\",\"arguments\":{\"sourcePath\":\"big.txt\","
+	                         "\"destinationPath\":\"copy.txt\"}}"),
+	       "Cancelled", "big.txt");
+	ck_assert(!vt_exists("ws/copy.txt"));
+	assert_file("ws/big.txt", text);
+	assert_no_temp("ws");
+	free(text);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("verbs-write");
@@ -301,6 +328,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, write_range_big_file);
 	tcase_add_test(tc, write_range_modes_and_links);
 	tcase_add_test(tc, write_range_errors);
+	tcase_add_test(tc, streaming_verbs_cancel);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -103,6 +103,22 @@ cJSON *vt_exec(const char *fmt, ...)
 	return r;
 }
 
+cJSON *vt_exec_cancelled(const char *envelope)
+{
+	hermes_cancel_t *cancel = hermes_cancel_new();
+	ck_assert_ptr_nonnull(cancel);
+	hermes_cancel_request(cancel);
+	char *json = NULL;
+	hermes_execute(vt.ex, envelope, strlen(envelope), 0, cancel, &json, NULL);
+	hermes_cancel_free(cancel);
+	ck_assert_ptr_nonnull(json);
+	cJSON_Delete(vt.last);
+	vt.last = cJSON_Parse(json);
+	free(json);
+	ck_assert_ptr_nonnull(vt.last);
+	return vt.last;
+}
+
 cJSON *vt_call(const char *verb, cJSON *args)
 {
 	cJSON *env = cJSON_CreateObject();

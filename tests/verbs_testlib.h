@@ -31,6 +31,8 @@ void vt_reopen(const hermes_config_t *config);
 
 /* Executes an envelope (printf format) and returns the parsed result (owned by vt). */
 cJSON *vt_exec(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Executes an envelope with a cancel token that is already cancelled. */
+cJSON *vt_exec_cancelled(const char *envelope);
 /* Executes a verb with arguments given as a cJSON object (consumed). */
 cJSON *vt_call(const char *verb, cJSON *args);
 /* Argument objects from pairs: vt_args("path", "a.txt", NULL) (all strings). */

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "verbs/atomic.h"
+#include "verbs/workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -165,8 +166,10 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
 	return rc;
 }
 
-int hermes_copy_data(int in, int out)
+int hermes_copy_data(int in, int out, const hermes_cancel_t *cancel)
 {
+	if (hermes_cancel_requested(cancel))
+		return HERMES_WS_ECANCELLED;
 #ifdef FICLONE
 	struct stat st;
 	if (fstat(in, &st) == 0 && lseek(in, 0, SEEK_CUR) == 0 && ioctl(out, FICLONE, in) == 0)
@@ -176,7 +179,9 @@ int hermes_copy_data(int in, int out)
 	for (;;) {
 #ifdef HAVE_COPY_FILE_RANGE
 		if (cfr) {
-			ssize_t n = copy_file_range(in, NULL, out, NULL, 1u << 30, 0);
+			if (hermes_cancel_requested(cancel))
+				return HERMES_WS_ECANCELLED;
+			ssize_t n = copy_file_range(in, NULL, out, NULL, 64u << 20, 0);
 			if (n > 0)
 				continue;
 			if (n == 0)
@@ -200,6 +205,10 @@ int hermes_copy_data(int in, int out)
 		return -ENOMEM;
 	int rc = 0;
 	for (;;) {
+		if (hermes_cancel_requested(cancel)) {
+			rc = HERMES_WS_ECANCELLED;
+			break;
+		}
 		ssize_t n = read(in, buf, bufsize);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -198,6 +198,10 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 	bool partial = false; /* raw ends inside a line (no '\n' yet) */
 	bool done = false;
 	while (!done) {
+		if (hermes_cancel_requested(call->cancel)) {
+			hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", args->path);
+			goto out;
+		}
 		ssize_t n = read(fd, buf, HERMES_LINES_BUFSIZE);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -305,6 +309,10 @@ void hermes_verb_fs_line_count(const hermes_call_t *call, const void *args_, voi
 	uint64_t count = 0;
 	char lastc = '\n';
 	for (;;) {
+		if (hermes_cancel_requested(call->cancel)) {
+			hermes_ws_fail(result, HERMES_WS_ECANCELLED, "count the lines of", args->path);
+			goto out;
+		}
 		ssize_t n = read(fd, buf, HERMES_LINES_BUFSIZE);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -34,6 +34,15 @@ static int sync_dir(int dirfd)
 	return rc;
 }
 
+/* "cannot <verb> '<src>' to '<dst>': <reason>", with the code for rc. */
+static void fail_two(void *result, int rc, const char *verb, const char *src, const char *dst)
+{
+	char s1[256], s2[256], why[192];
+	hermes_result_fail(result, hermes_ws_errcode(rc), "cannot %s '%s' to '%s': %s", verb,
+	                   hermes_ws_shown(src, s1, sizeof s1), hermes_ws_shown(dst, s2, sizeof s2),
+	                   hermes_ws_strerror(rc, why, sizeof why));
+}
+
 /* ---- fs.deleteFile ------------------------------------------------------------------------ */
 
 void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, void *result_)
@@ -89,13 +98,14 @@ static int locate_destination(const hermes_call_t *call, const char *path, const
 
 /* Copies the regular file open as in into a new file name in dirfd, never replacing an existing
  * one and never exposing it half-written (temporary file, fsync, no-replace rename). */
-static int copy_into(int in, const struct stat *st, int dirfd, const char *name)
+static int copy_into(int in, const struct stat *st, int dirfd, const char *name,
+                     const hermes_cancel_t *cancel)
 {
 	hermes_atomic_t at;
 	int rc = hermes_atomic_begin(&at, dirfd, name, st);
 	if (rc)
 		return rc;
-	rc = hermes_copy_data(in, at.fd);
+	rc = hermes_copy_data(in, at.fd, cancel);
 	if (rc) {
 		hermes_atomic_abort(&at);
 		return rc;
@@ -154,7 +164,7 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 			} else {
 				rc = fstat(in, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
 				if (rc == 0)
-					rc = copy_into(in, &st, dst.dirfd, dst.name);
+					rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
 				close(in);
 			}
 		}
@@ -170,7 +180,7 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 		fail_msg(result, HERMES_E_ALREADY_EXISTS, "move a file to", args->destination_path,
 		         "it already exists");
 	else if (rc)
-		hermes_ws_fail(result, rc, "move", args->source_path);
+		fail_two(result, rc, "move", args->source_path, args->destination_path);
 	hermes_ws_loc_close(&src);
 	hermes_ws_loc_close(&dst);
 }
@@ -186,12 +196,12 @@ void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void
 	hermes_ws_loc_t dst;
 	if (locate_destination(call, args->destination_path, "copy a file to", result, &dst) == 0) {
 		posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
-		int rc = copy_into(in, &st, dst.dirfd, dst.name);
+		int rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
 		if (rc == -EEXIST)
 			fail_msg(result, HERMES_E_ALREADY_EXISTS, "copy a file to", args->destination_path,
 			         "it already exists");
 		else if (rc)
-			hermes_ws_fail(result, rc, "copy a file to", args->destination_path);
+			fail_two(result, rc, "copy", args->source_path, args->destination_path);
 		hermes_ws_loc_close(&dst);
 	}
 	close(in);

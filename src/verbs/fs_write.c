@@ -19,6 +19,14 @@ static int locate_target(const hermes_call_t *call, const char *path, unsigned f
                          const char *action, void *result, hermes_ws_loc_t *loc)
 {
 	char shown[256];
+	size_t len = strlen(path);
+	if (len > 1 && path[len - 1] == '/') {
+		/* Refused before anything is created on the way. */
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot %s '%s': a file's path cannot end with '/'", action,
+		                   hermes_ws_shown(path, shown, sizeof shown));
+		return -1;
+	}
 	int rc = hermes_ws_locate(call->host, path, HERMES_WS_FOLLOW | flags, loc);
 	if (rc) {
 		hermes_ws_fail(result, rc, action, path);
@@ -131,6 +139,10 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		phase = has_end ? SKIPPING : AFTER;
 	}
 	while (rc == 0) {
+		if (hermes_cancel_requested(call->cancel)) {
+			rc = HERMES_WS_ECANCELLED;
+			break;
+		}
 		ssize_t n = read(fd, buf, HERMES_LINES_BUFSIZE);
 		if (n < 0) {
 			if (errno == EINTR)

@@ -635,6 +635,8 @@ hermes_errcode_t hermes_ws_errcode(int rc)
 		return HERMES_E_OUTSIDE_WORKSPACE;
 	case HERMES_WS_EEMPTY:
 		return HERMES_E_INVALID_ARGUMENT;
+	case HERMES_WS_ECANCELLED:
+		return HERMES_E_CANCELLED;
 	}
 	switch (-rc) {
 	case ENOENT: return HERMES_E_NOT_FOUND;
@@ -662,6 +664,8 @@ const char *hermes_ws_strerror(int rc, char *buf, size_t size)
 		return buf;
 	case HERMES_WS_EEMPTY:
 		return "the path is empty";
+	case HERMES_WS_ECANCELLED:
+		return "cancelled by the caller";
 	}
 	switch (-rc) {
 	case ENOENT: return "no such file or directory";
