@@ -38,6 +38,18 @@ void vt_rmtree(const char *abs)
 	nftw(abs, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
+static int count_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 static void open_executor(const hermes_config_t *config)
 {
 	vt.config = config ? *config : (hermes_config_t){0};
@@ -58,6 +70,7 @@ void vt_setup(void)
 	ck_assert_int_eq(mkdir(vt.root, 0755), 0);
 	chmod(vt.base, 0755);
 	open_executor(NULL);
+	vt.fds = count_fds();
 }
 
 void vt_reopen(const hermes_config_t *config)
@@ -69,6 +82,10 @@ void vt_reopen(const hermes_config_t *config)
 
 void vt_teardown(void)
 {
+	/* Every verb, failed or not, closes what it opened. */
+	int fds = count_fds();
+	ck_assert_msg(fds == vt.fds, "descriptors leaked: %d open after the test, %d before", fds,
+	              vt.fds);
 	cJSON_Delete(vt.last);
 	vt.last = NULL;
 	hermes_executor_free(vt.ex);

@@ -19,6 +19,7 @@ typedef struct vt {
 	hermes_executor_t *ex;
 	hermes_config_t config;
 	cJSON *last;        /* the last result, freed by the next call or vt_teardown */
+	int fds;            /* descriptors open after setup: the same number must be at teardown */
 } vt_t;
 
 extern vt_t vt;
