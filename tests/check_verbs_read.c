@@ -120,6 +120,13 @@ START_TEST(read_file_errors)
 	char *code = vt_exec_unprivileged("{\"verb\":\"fs.readFile\",\"arguments\":{\"path\":\"f.txt\"}}");
 	ck_assert_str_eq(code, "PermissionDenied");
 	free(code);
+	code = vt_exec_unprivileged("{\"verb\":\"fs.lineCount\",\"arguments\":{\"path\":\"f.txt\"}}");
+	ck_assert_str_eq(code, "PermissionDenied");
+	free(code);
+	code = vt_exec_unprivileged("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"f.txt\","
+	                            "\"startLine\":1,\"endLine\":1}}");
+	ck_assert_str_eq(code, "PermissionDenied");
+	free(code);
 }
 END_TEST
 

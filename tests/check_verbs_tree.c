@@ -172,6 +172,13 @@ START_TEST(move_file_errors)
 	vt_err(two("fs.moveFile", "a.txt", "../a.txt"), "OutsideWorkspace", "../a.txt");
 	vt_err(two("fs.moveFile", "../x", "a2.txt"), "OutsideWorkspace", "../x");
 	assert_file("ws/a.txt", "A");
+	vt_put("ws/ro/f", "F");
+	chmod(vt_path("ws/ro"), 0555);
+	char *code = vt_exec_unprivileged("{\"verb\":\"fs.moveFile\",\"arguments\":{\"sourcePath\":"
+	                                  "\"ro/f\",\"destinationPath\":\"g\"}}");
+	ck_assert_str_eq(code, "PermissionDenied");
+	free(code);
+	assert_file("ws/ro/f", "F");
 }
 END_TEST
 

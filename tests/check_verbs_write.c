@@ -163,11 +163,28 @@ START_TEST(write_file_no_space)
 		cJSON *r = write_file("small/big.txt", big);
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "errorCode");
 		bool ok = cJSON_IsString(c) && strcmp(c->valuestring, "NoSpace") == 0;
+		/* fs.writeRange and fs.copyFile too, and the file they would change stays as it was. */
+		big[40000] = '\0';
+		r = write_file("small/fits.txt", big);
+		ok = ok && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "succeeded"));
+		big[40000] = 'x';
+		r = write_range("small/fits.txt", 1, -1, big);
+		c = cJSON_GetObjectItemCaseSensitive(r, "errorCode");
+		ok = ok && cJSON_IsString(c) && strcmp(c->valuestring, "NoSpace") == 0;
+		vt_put("ws/outside-small.txt", big);
+		r = vt_call("fs.copyFile", vt_args("sourcePath", "outside-small.txt", "destinationPath",
+		                                   "small/copy.txt", NULL));
+		c = cJSON_GetObjectItemCaseSensitive(r, "errorCode");
+		ok = ok && cJSON_IsString(c) && strcmp(c->valuestring, "NoSpace") == 0;
+		size_t flen = 0;
+		char *fits = vt_get("ws/small/fits.txt", &flen);
+		ok = ok && fits && flen == 40000;
 		/* And nothing is left behind on the full file system. */
 		DIR *d = opendir(vt_path("ws/small"));
 		struct dirent *de;
 		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.' || strstr(de->d_name, "hermes-tmp"))
+			if (strstr(de->d_name, "hermes-tmp") || strcmp(de->d_name, "big.txt") == 0 ||
+			    strcmp(de->d_name, "copy.txt") == 0)
 				ok = false;
 		_exit(ok ? 0 : 1);
 	}
