@@ -43,3 +43,7 @@ tests_check_verbs_crash_SOURCES = tests/check_verbs_crash.c $(verbs_check_source
 tests_check_verbs_crash_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_crash_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_crash
+
+# The same suites through the descriptor walk, and the verbs end to end through hermes exec.
+TESTS += tests/verbs_walk.sh tests/verbs_cli.sh
+EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
