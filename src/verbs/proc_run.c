@@ -26,7 +26,8 @@
 extern char **environ;
 
 #define GRACE_MS 2000      /* between SIGTERM and SIGKILL */
-#define CHECK_EVERY_MS 100 /* how often the output size is looked at */
+#define CHECK_EVERY_MS 25  /* how often the output size is looked at (a fast writer may pass
+                              * the limit by what it writes in that time) */
 
 static int64_t now_ms(void)
 {
