@@ -354,6 +354,13 @@ void hermes_verb_fs_list_dir(const hermes_call_t *call, const void *args_, void 
 	hermes_fs_list_dir_result_t *result = result_;
 	int fd;
 	int rc = hermes_ws_open_path(call->host, args->path, O_RDONLY | O_DIRECTORY, &fd);
+	if (rc == -ENOTDIR && hermes_ws_open_path(call->host, args->path, O_PATH, &fd) == 0) {
+		close(fd); /* the path itself, not a directory on the way, is the file */
+		char shown[256];
+		hermes_result_fail(result, HERMES_E_NOT_A_DIRECTORY, "cannot list '%s': it is not a directory",
+		                   hermes_ws_shown(args->path, shown, sizeof shown));
+		return;
+	}
 	if (rc) {
 		hermes_ws_fail(result, rc, "list", args->path);
 		return;

@@ -71,25 +71,31 @@ void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, vo
 
 /* ---- fs.moveFile / fs.copyFile ------------------------------------------------------------ */
 
-/* Locates a destination: missing parents created, and it must not exist yet. */
-static int locate_destination(const hermes_call_t *call, const char *path, const char *action,
-                              void *result, hermes_ws_loc_t *loc)
+/* Locates a destination (for `verb`ing src there): missing parents created, and it must not
+ * exist yet. */
+static int locate_destination(const hermes_call_t *call, const char *verb, const char *src,
+                              const char *path, void *result, hermes_ws_loc_t *loc)
 {
 	int rc = hermes_ws_locate(call->host, path, HERMES_WS_MKDIRS, loc);
+	const char *why = NULL;
+	hermes_errcode_t code = HERMES_E_ALREADY_EXISTS;
 	if (rc) {
-		hermes_ws_fail(result, rc, action, path);
+		fail_two(result, rc, verb, src, path);
 		return -1;
 	}
-	if (loc->is_root || loc->exists) {
-		fail_msg(result, HERMES_E_ALREADY_EXISTS, action, path,
-		         loc->is_root || S_ISDIR(loc->st.st_mode) ? "a directory already exists there"
-		                                                 : "it already exists");
-		hermes_ws_loc_close(loc);
-		return -1;
+	if (loc->is_root || (loc->exists && S_ISDIR(loc->st.st_mode))) {
+		why = "a directory already exists there";
+	} else if (loc->exists) {
+		why = "the destination already exists";
+	} else if (loc->trailing_slash) {
+		why = "a file's path cannot end with '/'";
+		code = HERMES_E_INVALID_ARGUMENT;
 	}
-	if (loc->trailing_slash) {
-		fail_msg(result, HERMES_E_INVALID_ARGUMENT, action, path,
-		         "a file's path cannot end with '/'");
+	if (why) {
+		char s1[256], s2[256];
+		hermes_result_fail(result, code, "cannot %s '%s' to '%s': %s", verb,
+		                   hermes_ws_shown(src, s1, sizeof s1), hermes_ws_shown(path, s2, sizeof s2),
+		                   why);
 		hermes_ws_loc_close(loc);
 		return -1;
 	}
@@ -134,7 +140,7 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 		hermes_ws_loc_close(&src);
 		return;
 	}
-	if (locate_destination(call, args->destination_path, "move a file to", result, &dst) < 0) {
+	if (locate_destination(call, "move", args->source_path, args->destination_path, result, &dst) < 0) {
 		hermes_ws_loc_close(&src);
 		return;
 	}
@@ -177,8 +183,7 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 		sync_dir(src.dirfd);
 	}
 	if (rc == -EEXIST || rc == -ENOTEMPTY)
-		fail_msg(result, HERMES_E_ALREADY_EXISTS, "move a file to", args->destination_path,
-		         "it already exists");
+		fail_two(result, -EEXIST, "move", args->source_path, args->destination_path);
 	else if (rc)
 		fail_two(result, rc, "move", args->source_path, args->destination_path);
 	hermes_ws_loc_close(&src);
@@ -194,13 +199,10 @@ void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void
 	if (in < 0)
 		return;
 	hermes_ws_loc_t dst;
-	if (locate_destination(call, args->destination_path, "copy a file to", result, &dst) == 0) {
+	if (locate_destination(call, "copy", args->source_path, args->destination_path, result, &dst) == 0) {
 		posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
 		int rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
-		if (rc == -EEXIST)
-			fail_msg(result, HERMES_E_ALREADY_EXISTS, "copy a file to", args->destination_path,
-			         "it already exists");
-		else if (rc)
+		if (rc)
 			fail_two(result, rc, "copy", args->source_path, args->destination_path);
 		hermes_ws_loc_close(&dst);
 	}

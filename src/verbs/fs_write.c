@@ -187,9 +187,10 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		if (start != line_count + 1) {
 			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
 			                   "cannot %s '%s': startLine %lld is past the end (the file has %lld "
-			                   "lines; startLine %lld appends)", action,
+			                   "line%s; startLine %lld appends)", action,
 			                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)start,
-			                   (long long)line_count, (long long)line_count + 1);
+			                   (long long)line_count, line_count == 1 ? "" : "s",
+			                   (long long)line_count + 1);
 			goto abort;
 		}
 		if (has_end)
@@ -203,9 +204,9 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 	}
 	if (phase == SKIPPING && end > line_count) {
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-		                   "cannot %s '%s': endLine %lld is past the end (the file has %lld lines)",
+		                   "cannot %s '%s': endLine %lld is past the end (the file has %lld line%s)",
 		                   action, hermes_ws_shown(args->path, shown, sizeof shown), (long long)end,
-		                   (long long)line_count);
+		                   (long long)line_count, line_count == 1 ? "" : "s");
 		goto abort;
 	}
 	rc = hermes_atomic_commit(&at, true);

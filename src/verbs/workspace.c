@@ -669,6 +669,7 @@ const char *hermes_ws_strerror(int rc, char *buf, size_t size)
 	}
 	switch (-rc) {
 	case ENOENT: return "no such file or directory";
+	case EEXIST: return "the destination already exists";
 	case ENOTDIR: return "a component of the path is not a directory";
 	case ELOOP: return "too many levels of symbolic links";
 	case EXDEV: return "the path leads outside the workspace";
