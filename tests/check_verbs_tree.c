@@ -246,6 +246,8 @@ START_TEST(create_directory)
 	vt_ok(one("fs.createDirectory", "a/b/c"));
 	vt_ok(one("fs.createDirectory", "a/b/c/"));
 	vt_ok(one("fs.createDirectory", "."));
+	vt_ok(one("fs.createDirectory", "x/y/."));
+	ck_assert_int_eq(stat(vt_path("ws/x/y"), &st), 0);
 	vt_symlink("a", "ws/alink");
 	vt_ok(one("fs.createDirectory", "alink"));
 	vt_ok(one("fs.createDirectory", "alink/new"));

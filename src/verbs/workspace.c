@@ -413,7 +413,7 @@ int hermes_ws_locate(const hermes_ws_t *ws, const char *path, unsigned flags, he
 		const char *last = slash ? slash + 1 : rel;
 		if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0 || strcmp(rel, "/") == 0) {
 			char canon[PATH_MAX * 2];
-			rc = walk(ws, rel, O_PATH | O_DIRECTORY, false, NULL, canon);
+			rc = walk(ws, rel, O_PATH | O_DIRECTORY, (flags & HERMES_WS_MKDIRS) != 0, NULL, canon);
 			if (rc == 0)
 				rc = locate_canonical(ws, canon, loc);
 			break;
