@@ -49,3 +49,9 @@ TESTS += tests/verbs_walk.sh tests/verbs_cli.sh
 EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
 # The benchmark is run by hand (bench/verbs.sh), shipped with its latest figures.
 EXTRA_DIST += bench/verbs.sh bench/verbs-results.md
+
+check_PROGRAMS += tests/check_verbs_lines
+tests_check_verbs_lines_SOURCES = tests/check_verbs_lines.c
+tests_check_verbs_lines_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_lines_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_lines

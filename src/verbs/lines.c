@@ -59,14 +59,9 @@ static size_t count_sse2(const unsigned char *p, size_t n)
 	return total;
 }
 
-size_t hermes_count_newlines(const char *buf, size_t len)
-{
-	/* __builtin_cpu_supports only reads what libgcc detected at startup: cheap, thread-safe. */
-	return __builtin_cpu_supports("avx2") ? count_avx2((const unsigned char *)buf, len)
-	                                      : count_sse2((const unsigned char *)buf, len);
-}
-#else
-size_t hermes_count_newlines(const char *buf, size_t len)
+#endif
+
+static size_t count_memchr(const char *buf, size_t len)
 {
 	size_t total = 0;
 	const char *end = buf + len;
@@ -76,7 +71,26 @@ size_t hermes_count_newlines(const char *buf, size_t len)
 	}
 	return total;
 }
+
+size_t hermes_count_newlines_with(const char *buf, size_t len, int level)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	/* __builtin_cpu_supports only reads what libgcc detected at startup: cheap, thread-safe. */
+	if (level >= 2 && __builtin_cpu_supports("avx2"))
+		return count_avx2((const unsigned char *)buf, len);
+	if (level >= 1)
+		return count_sse2((const unsigned char *)buf, len);
+#else
+	(void)level;
 #endif
+	return count_memchr(buf, len);
+}
+
+size_t hermes_count_newlines(const char *buf, size_t len)
+{
+	return hermes_count_newlines_with(buf, len, 2);
+}
+
 
 bool hermes_text_valid(const char *str, size_t len, size_t *bad)
 {

@@ -9,8 +9,12 @@
 /* Size of the fixed buffer the streaming verbs read through. */
 #define HERMES_LINES_BUFSIZE (256u * 1024u)
 
-/* The number of '\n' bytes in buf[0..len). */
+/* The number of '\n' bytes in buf[0..len), with the fastest code the processor runs. */
 size_t hermes_count_newlines(const char *buf, size_t len);
+
+/* The same with a chosen implementation, for the tests: 0 the portable memchr loop, 1 SSE2,
+ * 2 AVX2 (each falls back to the one below where the processor or build lacks it). */
+size_t hermes_count_newlines_with(const char *buf, size_t len, int level);
 
 /* True if s[0..len) is valid UTF-8 (shortest forms, no surrogates, at most U+10FFFF) without NUL
  * bytes (which a C string, and so a result field, cannot carry). Otherwise false and, if bad is
