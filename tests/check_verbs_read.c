@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "verbs_testlib.h"
@@ -244,6 +247,38 @@ START_TEST(read_range_errors)
 }
 END_TEST
 
+START_TEST(streaming_memory_is_flat)
+{
+	/* A 256 MiB first line (a sparse file: cheap to make) and a short second one. Reading line 2
+	 * or counting lines must not hold the file: the peak RSS of a fresh child stays small. */
+	int fd = open(vt_path("ws/sparse.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 256L << 20), 0);
+	ck_assert_int_eq(pwrite(fd, "\nlast\n", 6, 256L << 20), 6);
+	close(fd);
+	for (int which = 0; which < 2; which++) {
+		pid_t pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			struct rusage before, after;
+			getrusage(RUSAGE_SELF, &before);
+			cJSON *r = which == 0 ? range("sparse.txt", 2, 2, 1) : one("fs.lineCount", "sparse.txt");
+			getrusage(RUSAGE_SELF, &after);
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, which == 0 ? "content" : "lineCount");
+			bool right = which == 0 ? cJSON_IsString(c) && strcmp(c->valuestring, "2: last\n") == 0
+			                        : cJSON_IsNumber(c) && c->valuedouble == 2;
+			long grew_kib = after.ru_maxrss - before.ru_maxrss;
+			_exit(!right ? 1 : grew_kib > 16 * 1024 ? 2 : 0);
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		              "%s of a 256 MiB line: %s", which == 0 ? "fs.readRange" : "fs.lineCount",
+		              WEXITSTATUS(status) == 2 ? "memory grew by more than 16 MiB" : "wrong result");
+	}
+}
+END_TEST
+
 /* ---- fs.lineCount ------------------------------------------------------------------------- */
 
 START_TEST(line_count_rules)
@@ -355,6 +390,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, read_range_equals_read_file);
 	tcase_add_test(tc, read_range_across_buffers);
 	tcase_add_test(tc, read_range_errors);
+	tcase_add_test(tc, streaming_memory_is_flat);
 	tcase_add_test(tc, line_count_rules);
 	tcase_add_test(tc, line_count_errors);
 	tcase_add_test(tc, list_dir_sorted);
