@@ -156,6 +156,9 @@ START_TEST(run_errors)
 	vt_err(run("", 10, NULL), "InvalidArgument", NULL);
 	vt_err(run("../outside.sh", 10, NULL), "OutsideWorkspace", "../outside.sh");
 	vt_err(run("/bin/sh", 10, NULL), "OutsideWorkspace", "/bin/sh");
+	vt_put("ws/bad-interpreter.sh", "#!/nonexistent/interpreter\n");
+	chmod(vt_path("ws/bad-interpreter.sh"), 0755);
+	vt_err(run("./bad-interpreter.sh", 10, NULL), "NotFound", "interpreter");
 	/* Failed starts leave no output files behind. */
 	cJSON *ls = vt_call("fs.listDir", vt_args("path", ".hermes/runs", NULL));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ls, "succeeded")))

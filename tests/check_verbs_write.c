@@ -325,6 +325,10 @@ START_TEST(streaming_verbs_cancel)
 	                         "\"destinationPath\":\"copy.txt\"}}"),
 	       "Cancelled", "big.txt");
 	ck_assert(!vt_exists("ws/copy.txt"));
+	vt_put("ws/tree/a/b", "x");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.deleteDirectory\",\"arguments\":{\"path\":\"tree\"}}"),
+	       "Cancelled", "tree");
+	ck_assert(vt_exists("ws/tree/a/b"));
 	assert_file("ws/big.txt", text);
 	assert_no_temp("ws");
 	free(text);

@@ -244,7 +244,7 @@ void hermes_verb_fs_create_directory(const hermes_call_t *call, const void *args
 /* ---- fs.deleteDirectory ------------------------------------------------------------------- */
 
 /* Empties the directory open as fd (consumed), depth first, never following a symlink. */
-static int empty_tree(int fd, int depth)
+static int empty_tree(int fd, int depth, const hermes_cancel_t *cancel)
 {
 	if (depth > 4096) {
 		close(fd);
@@ -268,6 +268,10 @@ static int empty_tree(int fd, int depth)
 		const char *name = de->d_name;
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
 			continue;
+		if (hermes_cancel_requested(cancel)) {
+			rc = HERMES_WS_ECANCELLED;
+			break;
+		}
 		/* Anything but a directory is unlinked as itself: unlinkat never follows a symlink. */
 		if (de->d_type != DT_DIR) {
 			if (unlinkat(dirfd(dir), name, 0) == 0 || errno == ENOENT)
@@ -284,7 +288,7 @@ static int empty_tree(int fd, int depth)
 			rc = -errno;
 			break;
 		}
-		rc = empty_tree(sub, depth + 1);
+		rc = empty_tree(sub, depth + 1, cancel);
 		if (rc)
 			break;
 		if (unlinkat(dirfd(dir), name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
@@ -318,7 +322,7 @@ void hermes_verb_fs_delete_directory(const hermes_call_t *call, const void *args
 		                                 : "it is not a directory (use fs.deleteFile)");
 	} else {
 		int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = fd < 0 ? -errno : empty_tree(fd, 0);
+		rc = fd < 0 ? -errno : empty_tree(fd, 0, call->cancel);
 		if (rc == 0 && unlinkat(loc.dirfd, loc.name, AT_REMOVEDIR) < 0)
 			rc = -errno;
 		if (rc)

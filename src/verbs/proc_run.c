@@ -302,6 +302,10 @@ spawn_failed:
 			hermes_result_fail(result, HERMES_E_NOT_FOUND,
 			                   "cannot run '%s': no such program in PATH",
 			                   hermes_ws_shown(exe, shown, sizeof shown));
+		else if (rc == ENOENT)
+			hermes_result_fail(result, HERMES_E_NOT_FOUND,
+			                   "cannot run '%s': the interpreter of its #! line (or a library it "
+			                   "needs) was not found", hermes_ws_shown(exe, shown, sizeof shown));
 		else if (rc == ENOEXEC)
 			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
 			                   "cannot run '%s': it is not in an executable format",
