@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,7 +239,7 @@ END_TEST
 
 /* ---- a component swapped for a symlink while requests run --------------------------------- */
 
-static volatile int swapping;
+static atomic_int swapping; /* atomic: the swapper thread reads it */
 
 static void *swapper(void *arg)
 {
