@@ -166,6 +166,29 @@ START_TEST(run_errors)
 }
 END_TEST
 
+START_TEST(run_path_lookup)
+{
+	/* PATH is searched in order; a relative entry is taken from the workspace root; a program
+	 * found only without execute permission is PermissionDenied, not NotFound. */
+	vt_put("ws/tools/hermes-tool", "#!/bin/sh\necho from tools\n");
+	chmod(vt_path("ws/tools/hermes-tool"), 0755);
+	vt_put("ws/noexec/hermes-noexec", "#!/bin/sh\n");
+	chmod(vt_path("ws/noexec/hermes-noexec"), 0644);
+	char path[8300];
+	const char *old = getenv("PATH");
+	snprintf(path, sizeof path, "/nonexistent-dir:%s/noexec:tools:%s", vt.root, old ? old : "/bin");
+	setenv("PATH", path, 1);
+	cJSON *r = run("hermes-tool", 10, NULL);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath");
+	ck_assert_str_eq(out, "from tools\n");
+	free(out);
+	vt_err(run("hermes-noexec", 10, NULL), "PermissionDenied", "hermes-noexec");
+	vt_err(run("hermes-nowhere", 10, NULL), "NotFound", "hermes-nowhere");
+	vt_ok(run("sh", 10, "-c", "true", NULL)); /* still found further on */
+}
+END_TEST
+
 /* After a timeout, no process of the program's group may remain. */
 static void assert_group_gone(const cJSON *r)
 {
@@ -337,6 +360,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_isolation);
 	tcase_add_test(tc, run_workspace_programs);
 	tcase_add_test(tc, run_errors);
+	tcase_add_test(tc, run_path_lookup);
 	tcase_add_test(tc, run_timeout_kills_group);
 	tcase_add_test(tc, run_timeout_sigkill_after_grace);
 	tcase_add_test(tc, run_default_timeout);

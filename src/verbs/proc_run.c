@@ -148,6 +148,37 @@ static bool group_alive(pid_t pgid)
 	return alive;
 }
 
+/* Looks name up in PATH like execvp, but tells "nowhere" (-ENOENT) from "only where it may not
+ * be run" (-EACCES), and skips directories it may not search (execvp reports those as EACCES).
+ * Relative PATH entries (and empty ones, meaning ".") are taken from the workspace root, where the
+ * program will run. On success out holds the absolute path. */
+static int find_in_path(const hermes_ws_t *ws, const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	int rc = -ENOENT;
+	for (const char *p = path;; p++) {
+		size_t n = strcspn(p, ":");
+		const char *root = strcmp(ws->root, "/") ? ws->root : "";
+		int len;
+		if (n > 0 && p[0] == '/')
+			len = snprintf(out, size, "%.*s/%s", (int)n, p, name);
+		else
+			len = snprintf(out, size, "%s/%.*s/%s", root, (int)(n ? n : 1), n ? p : ".", name);
+		struct stat st;
+		if (len > 0 && (size_t)len < size && stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (faccessat(AT_FDCWD, out, X_OK, AT_EACCESS) == 0)
+				return 0;
+			rc = -EACCES;
+		}
+		p += n;
+		if (*p == '\0')
+			break;
+	}
+	return rc;
+}
+
 /* Waits up to ms for the child to exit (without reaping it); true if it has. */
 static bool wait_exit(pid_t pid, int pidfd, int cancelfd, int ms, bool *cancelled)
 {
@@ -226,6 +257,19 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		} else {
 			resolved[n] = '\0';
 		}
+	} else {
+		int rc = find_in_path(ws, exe, resolved, sizeof resolved);
+		if (rc == -ENOENT) {
+			hermes_result_fail(result, HERMES_E_NOT_FOUND, "cannot run '%s': no such program in PATH",
+			                   hermes_ws_shown(exe, shown, sizeof shown));
+			return;
+		}
+		if (rc) {
+			hermes_result_fail(result, HERMES_E_PERMISSION_DENIED,
+			                   "cannot run '%s': found in PATH, but not executable",
+			                   hermes_ws_shown(exe, shown, sizeof shown));
+			return;
+		}
 	}
 
 	int runs = -1, out[2] = {-1, -1};
@@ -284,8 +328,7 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 	if (rc == 0)
 		rc = posix_spawnattr_setsigdefault(&attr, &all);
 	if (rc == 0)
-		rc = resolved[0] ? posix_spawn(&pid, resolved, &fa, &attr, argv, environ)
-		                 : posix_spawnp(&pid, exe, &fa, &attr, argv, environ);
+		rc = posix_spawn(&pid, resolved, &fa, &attr, argv, environ);
 spawn_failed:
 	if (fa_ok)
 		posix_spawn_file_actions_destroy(&fa);
@@ -298,11 +341,7 @@ spawn_failed:
 		unlinkat(runs, names[0], 0);
 		unlinkat(runs, names[1], 0);
 		close(runs);
-		if (rc == ENOENT && !resolved[0])
-			hermes_result_fail(result, HERMES_E_NOT_FOUND,
-			                   "cannot run '%s': no such program in PATH",
-			                   hermes_ws_shown(exe, shown, sizeof shown));
-		else if (rc == ENOENT)
+		if (rc == ENOENT)
 			hermes_result_fail(result, HERMES_E_NOT_FOUND,
 			                   "cannot run '%s': the interpreter of its #! line (or a library it "
 			                   "needs) was not found", hermes_ws_shown(exe, shown, sizeof shown));
