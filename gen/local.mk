@@ -11,7 +11,8 @@ HERMES_GEN_PY = \
 	gen/hermes_gen/names.py \
 	gen/hermes_gen/emit_types_h.py \
 	gen/hermes_gen/emit_descriptors_c.py \
-	gen/hermes_gen/emit_yaml_schema_c.py
+	gen/hermes_gen/emit_yaml_schema_c.py \
+	gen/hermes_gen/emit_man.py
 HERMES_GEN_DEPS = $(HERMES_DEFS) $(HERMES_GEN_PY:%=$(srcdir)/%)
 EXTRA_DIST += defs/verbs.def defs/errors.def $(HERMES_GEN_PY)
 
@@ -32,3 +33,8 @@ src/core/gen_yaml_schema.c: $(HERMES_GEN_DEPS)
 HERMES_GENERATED = include/hermes/types.h src/core/gen_descriptors.c src/core/gen_yaml_schema.c
 BUILT_SOURCES += $(HERMES_GENERATED)
 MAINTAINERCLEANFILES += $(HERMES_GENERATED)
+
+# The manual of the verbs (installed by doc/local.mk; not a source, so not in BUILT_SOURCES).
+doc/hermes-verbs.7: $(HERMES_GEN_DEPS)
+	$(AM_V_GEN)$(hermes_gen_run) man-verbs >$@.tmp && mv -f $@.tmp $@
+MAINTAINERCLEANFILES += doc/hermes-verbs.7

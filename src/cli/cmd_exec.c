@@ -12,6 +12,7 @@
 #include <hermes/hermes.h>
 
 #include "cli/commands.h"
+#include "cli/console.h"
 #include "cli/options.h"
 #include "core/document.h"
 #include "core/executor.h"
@@ -25,6 +26,8 @@ static void help(void)
 	       "\n"
 	       "Options:\n"
 	       "      --pretty                indent the results\n"
+	       "  -i, --interactive           type envelopes at a prompt, one result each\n"
+	       "                              (the console; see hermes(1))\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
 	       "\n"
@@ -126,6 +129,7 @@ int hermes_cmd_exec(int argc, char **argv)
 {
 	hermes_config_t config = { 0 };
 	unsigned flags = 0;
+	bool interactive = false;
 	int first_file = argc;
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
@@ -145,6 +149,10 @@ int hermes_cmd_exec(int argc, char **argv)
 			flags |= HERMES_JSON_PRETTY;
 			continue;
 		}
+		if (strcmp(arg, "--interactive") == 0 || strcmp(arg, "-i") == 0) {
+			interactive = true;
+			continue;
+		}
 		int r = hermes_parse_executor_option("exec", argc, argv, &i, &config);
 		if (r < 0)
 			return HERMES_EXIT_USAGE;
@@ -152,9 +160,19 @@ int hermes_cmd_exec(int argc, char **argv)
 			return hermes_usage_error("exec", "unrecognized option '%s'", arg);
 	}
 
+	if (interactive && first_file < argc)
+		return hermes_usage_error("exec", "--interactive reads standard input and takes no FILE");
+
 	hermes_executor_t *ex = hermes_cli_executor(&config);
 	if (!ex)
 		return HERMES_EXIT_USAGE;
+	if (interactive) {
+		hermes_console_options_t console = { (flags & HERMES_JSON_PRETTY) != 0, STDIN_FILENO,
+		                                      STDOUT_FILENO, STDERR_FILENO };
+		int console_status = hermes_console_run(ex, &console);
+		hermes_executor_free(ex);
+		return console_status;
+	}
 	int status = HERMES_EXIT_OK;
 	char *stdin_only[] = { "-" };
 	char **files = first_file < argc ? argv + first_file : stdin_only;

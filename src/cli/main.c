@@ -24,6 +24,7 @@ static void usage(FILE *out)
 	      "  serve                answer JSON-RPC 2.0 requests on standard input/output\n"
 	      "\n"
 	      "Options:\n"
+	      "  -i, --interactive    same as exec --interactive: type envelopes at a prompt\n"
 	      "  -h, --help           display this help and exit\n"
 	      "      --version        output version information and exit\n"
 	      "\n"
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
 		return version();
+	if (strcmp(cmd, "-i") == 0 || strcmp(cmd, "--interactive") == 0)
+		return hermes_cmd_exec(argc, argv); /* exec sees -i as its own option */
 	if (strcmp(cmd, "exec") == 0)
 		return hermes_cmd_exec(argc - 1, argv + 1);
 	if (strcmp(cmd, "schema") == 0)

@@ -1,0 +1,152 @@
+"""Emits doc/hermes-verbs.7: the manual of every verb, argument, result field and error code,
+written from the table itself so that the manual cannot disagree with what hermes runs."""
+
+SCALAR_NAMES = {"string": "string", "int32": "32-bit integer", "int64": "64-bit integer",
+                "bool": "boolean"}
+
+
+def roff(text):
+    """Escapes text for a roff line: backslashes, and a leading '.' or "'" (control characters)."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    if text[:1] in (".", "'"):
+        text = "\\&" + text
+    return text
+
+
+def type_name(f):
+    if f.kind == "list":
+        return "list of strings" if f.element == "string" else "list of %s" % f.element.name
+    return SCALAR_NAMES[f.kind]
+
+
+def presence(f):
+    if f.presence == "default":
+        d = f.default
+        if isinstance(d, bool):
+            d = "true" if d else "false"
+        elif isinstance(d, str):
+            d = '"%s"' % d
+        return "default %s" % d
+    return f.presence
+
+
+def fields_block(fields):
+    out = []
+    for f in fields:
+        out.append(".TP")
+        out.append('.BR %s " (%s, %s)"' % (f.name, roff(type_name(f)), roff(presence(f))))
+        out.append(roff(f.description))
+    return out
+
+
+def nested(t, seen):
+    """Object types used by t's lists, depth first, each once."""
+    found = []
+    for f in t.fields:
+        if f.is_object_list and f.element.name not in seen:
+            seen.add(f.element.name)
+            found.append(f.element)
+            found.extend(nested(f.element, seen))
+    return found
+
+
+INTRO = r""".TH HERMES\-VERBS 7 "" "Hermes" "Hermes Manual"
+.nh
+.SH NAME
+hermes\-verbs \- the verbs Hermes performs, their arguments, results and error codes
+.SH DESCRIPTION
+Every request to Hermes is an
+.I envelope
+naming a verb and giving its arguments, as YAML or as JSON:
+.PP
+.RS
+.nf
+verb: fs.readRange
+arguments:
+  path: src/main.c
+  startLine: 1
+  endLine: 20
+
+{"verb": "fs.readRange",
+ "arguments": {"path": "src/main.c", "startLine": 1, "endLine": 20}}
+.fi
+.RE
+.PP
+Verb names are matched without regard to case; argument names are matched exactly.
+An unknown, missing or mistyped argument fails the whole envelope with
+.BR InvalidArguments ,
+and no verb runs.
+Integers are decimal; booleans are
+.B true
+or
+.BR false .
+Paths are relative to the workspace root (an absolute path is accepted only inside it), and
+lines are numbered from 1.
+.PP
+The result is one JSON object: the verb's own fields followed by the common fields below.
+A failed verb has
+.B succeeded
+false, an
+.B errorCode
+and an
+.BR errorMessage ;
+its own fields are then absent unless the verb says otherwise.
+.PP
+This page is generated from the verb table (defs/verbs.def and defs/errors.def) that the
+executor itself is compiled from;
+.B hermes schema
+.I VERB
+prints the same information in the schema IDL.
+.SH COMMON RESULT FIELDS
+Every result ends with these fields.
+"""
+
+OUTRO = r""".SH EXIT STATUS
+See
+.BR hermes (1):
+0 when every envelope succeeded, 1 when a verb failed, 2 when an envelope could not be decoded.
+.SH SEE ALSO
+.BR hermes (1)
+"""
+
+
+def emit(table):
+    out = [INTRO.rstrip("\n")]
+    out.extend(fields_block(table.common_fields))
+    out.append(".SH VERBS")
+    out.append(".PP")
+    out.append("Hermes knows %d verbs: %s." % (
+        len(table.verbs), ", ".join("\\fB%s\\fR" % v.name for v in table.verbs)))
+    for v in table.verbs:
+        out.append(".SS %s" % v.name)
+        out.append(roff(v.description))
+        out.append(".PP")
+        out.append(".I Arguments")
+        out.append("(%s): %s" % (v.args.name, roff(v.args.description)))
+        if v.args.fields:
+            out.extend(fields_block(v.args.fields))
+        else:
+            out.append("None: the arguments may be omitted or empty.")
+        out.append(".PP")
+        out.append(".I Result")
+        out.append("(%s): %s" % (v.result.name, roff(v.result.description)))
+        if v.result.fields:
+            out.extend(fields_block(v.result.fields))
+        else:
+            out.append("Only the common fields.")
+        seen = set()
+        for t in nested(v.args, seen) + nested(v.result, seen):
+            out.append(".PP")
+            out.append(".I %s" % t.name)
+            out.append(": %s" % roff(t.description))
+            out.extend(fields_block(t.fields))
+    out.append(".SH ERROR CODES")
+    out.append("The words a failed result carries in")
+    out.append(".BR errorCode .")
+    out.append("They are stable: new codes may be added, none is renamed or reused.")
+    for e in table.errors:
+        out.append(".TP")
+        out.append(".B %s" % e.name)
+        out.append(roff(e.description))
+    out.append(OUTRO.rstrip("\n"))
+    return "\n".join(out) + "\n"
