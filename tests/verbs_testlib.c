@@ -60,11 +60,18 @@ static void open_executor(const hermes_config_t *config)
 	ck_assert_msg(rc == 0, "hermes_executor_new: %s", err.message);
 }
 
+/* The directory of this run: each test's workspace is made in it, and vt_run removes it at the
+ * end, even after tests whose failed assertion ended their process before the teardown. */
+static char run_dir[4096];
+
 void vt_setup(void)
 {
 	memset(&vt, 0, sizeof vt);
 	const char *tmp = getenv("TMPDIR");
-	snprintf(vt.base, sizeof vt.base, "%s/hermes-verbs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (run_dir[0])
+		snprintf(vt.base, sizeof vt.base, "%s/test-XXXXXX", run_dir);
+	else
+		snprintf(vt.base, sizeof vt.base, "%s/hermes-verbs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(vt.base));
 	snprintf(vt.root, sizeof vt.root, "%s/ws", vt.base);
 	ck_assert_int_eq(mkdir(vt.root, 0755), 0);
@@ -92,6 +99,7 @@ void vt_teardown(void)
 	vt.ex = NULL;
 	if (vt.base[0])
 		vt_rmtree(vt.base);
+	vt.base[0] = '\0';
 }
 
 static cJSON *exec_text(const char *text)
@@ -339,10 +347,18 @@ char *vt_snapshot(const char *dir)
 
 int vt_run(Suite *s)
 {
+	const char *tmp = getenv("TMPDIR");
+	snprintf(run_dir, sizeof run_dir, "%s/hermes-verbs-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(run_dir))
+		run_dir[0] = '\0';
+	else
+		chmod(run_dir, 0755); /* the unprivileged children must reach their workspaces */
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	if (run_dir[0])
+		vt_rmtree(run_dir);
 	return failed == 0 ? 0 : 1;
 }
 
