@@ -1,1 +1,57 @@
-# tests/verbs.mk: (filled in by the verbs work)
+# tests/verbs.mk: Check suites of the verbs (src/verbs), one program per verb family, each test
+# in a fresh mkdtemp workspace; all of them go through hermes_execute() with JSON envelopes.
+verbs_check_sources = tests/verbs_testlib.c tests/verbs_testlib.h
+
+check_PROGRAMS += tests/check_verbs_read
+tests_check_verbs_read_SOURCES = tests/check_verbs_read.c $(verbs_check_sources)
+tests_check_verbs_read_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_read_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_read
+
+check_PROGRAMS += tests/check_verbs_write
+tests_check_verbs_write_SOURCES = tests/check_verbs_write.c $(verbs_check_sources)
+tests_check_verbs_write_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_write_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_write
+
+check_PROGRAMS += tests/check_verbs_tree
+tests_check_verbs_tree_SOURCES = tests/check_verbs_tree.c $(verbs_check_sources)
+tests_check_verbs_tree_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_tree_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_tree
+
+check_PROGRAMS += tests/check_verbs_escape
+tests_check_verbs_escape_SOURCES = tests/check_verbs_escape.c $(verbs_check_sources)
+tests_check_verbs_escape_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_verbs_escape_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_verbs_escape
+
+check_PROGRAMS += tests/check_verbs_proc
+tests_check_verbs_proc_SOURCES = tests/check_verbs_proc.c $(verbs_check_sources)
+tests_check_verbs_proc_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_verbs_proc_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_verbs_proc
+
+check_PROGRAMS += tests/check_verbs_sys
+tests_check_verbs_sys_SOURCES = tests/check_verbs_sys.c $(verbs_check_sources)
+tests_check_verbs_sys_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_sys_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_sys
+
+check_PROGRAMS += tests/check_verbs_crash
+tests_check_verbs_crash_SOURCES = tests/check_verbs_crash.c $(verbs_check_sources)
+tests_check_verbs_crash_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_crash_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_crash
+
+# The same suites through the descriptor walk, and the verbs end to end through hermes exec.
+TESTS += tests/verbs_walk.sh tests/verbs_cli.sh
+EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
+# The benchmark is run by hand (bench/verbs.sh), shipped with its latest figures.
+EXTRA_DIST += bench/verbs.sh bench/verbs-results.md
+
+check_PROGRAMS += tests/check_verbs_lines
+tests_check_verbs_lines_SOURCES = tests/check_verbs_lines.c
+tests_check_verbs_lines_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_lines_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_lines

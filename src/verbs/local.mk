@@ -2,5 +2,14 @@
 # atomic writes. Built into libhermes_verbs.la; depends on src/core only.
 noinst_LTLIBRARIES += libhermes_verbs.la
 libhermes_verbs_la_SOURCES = \
+	src/verbs/workspace.c src/verbs/workspace.h \
+	src/verbs/atomic.c src/verbs/atomic.h \
+	src/verbs/lines.c src/verbs/lines.h \
+	src/verbs/handlers.h \
+	src/verbs/fs_read.c \
+	src/verbs/fs_write.c \
+	src/verbs/fs_tree.c \
+	src/verbs/proc_run.c \
+	src/verbs/sys_info.c \
 	src/verbs/builtin.c
 libhermes_verbs_la_LIBADD = libhermes_core.la

@@ -1,0 +1,332 @@
+/* verbs/fs_tree.c: the verbs that change the tree: fs.deleteFile, fs.moveFile, fs.copyFile,
+ * fs.createDirectory and fs.deleteDirectory. Each acts with *at() calls on a final name inside a
+ * parent directory opened beneath the root, never on a path string checked beforehand; nothing is
+ * ever replaced (RENAME_NOREPLACE, or a link that fails if the name exists). */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "verbs/atomic.h"
+#include "verbs/handlers.h"
+#include "verbs/workspace.h"
+
+static void fail_msg(void *result, hermes_errcode_t code, const char *action, const char *path,
+                     const char *why)
+{
+	char shown[256];
+	hermes_result_fail(result, code, "cannot %s '%s': %s", action,
+	                   hermes_ws_shown(path, shown, sizeof shown), why);
+}
+
+static int sync_dir(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) < 0 && errno != EINVAL ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/* "cannot <verb> '<src>' to '<dst>': <reason>", with the code for rc. */
+static void fail_two(void *result, int rc, const char *verb, const char *src, const char *dst)
+{
+	char s1[256], s2[256], why[192];
+	hermes_result_fail(result, hermes_ws_errcode(rc), "cannot %s '%s' to '%s': %s", verb,
+	                   hermes_ws_shown(src, s1, sizeof s1), hermes_ws_shown(dst, s2, sizeof s2),
+	                   hermes_ws_strerror(rc, why, sizeof why));
+}
+
+/* ---- fs.deleteFile ------------------------------------------------------------------------ */
+
+void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_delete_file_args_t *args = args_;
+	void *result = result_;
+	const char *action = "delete";
+	hermes_ws_loc_t loc;
+	int rc = hermes_ws_locate(call->host, args->path, 0, &loc);
+	if (rc) {
+		hermes_ws_fail(result, rc, action, args->path);
+		return;
+	}
+	if (loc.is_root || (loc.exists && S_ISDIR(loc.st.st_mode))) {
+		fail_msg(result, HERMES_E_IS_A_DIRECTORY, action, args->path,
+		         "it is a directory (use fs.deleteDirectory)");
+	} else if (!loc.exists) {
+		hermes_ws_fail(result, -ENOENT, action, args->path);
+	} else if (loc.trailing_slash) {
+		hermes_ws_fail(result, -ENOTDIR, action, args->path);
+	} else if (unlinkat(loc.dirfd, loc.name, 0) < 0) {
+		hermes_ws_fail(result, -errno, action, args->path);
+	}
+	hermes_ws_loc_close(&loc);
+}
+
+/* ---- fs.moveFile / fs.copyFile ------------------------------------------------------------ */
+
+/* Locates a destination (for `verb`ing src there): missing parents created, and it must not
+ * exist yet. */
+static int locate_destination(const hermes_call_t *call, const char *verb, const char *src,
+                              const char *path, void *result, hermes_ws_loc_t *loc)
+{
+	int rc = hermes_ws_locate(call->host, path, HERMES_WS_MKDIRS, loc);
+	const char *why = NULL;
+	hermes_errcode_t code = HERMES_E_ALREADY_EXISTS;
+	if (rc) {
+		fail_two(result, rc, verb, src, path);
+		return -1;
+	}
+	if (loc->is_root || (loc->exists && S_ISDIR(loc->st.st_mode))) {
+		why = "a directory already exists there";
+	} else if (loc->exists) {
+		why = "the destination already exists";
+	} else if (loc->trailing_slash) {
+		why = "a file's path cannot end with '/'";
+		code = HERMES_E_INVALID_ARGUMENT;
+	}
+	if (why) {
+		char s1[256], s2[256];
+		hermes_result_fail(result, code, "cannot %s '%s' to '%s': %s", verb,
+		                   hermes_ws_shown(src, s1, sizeof s1), hermes_ws_shown(path, s2, sizeof s2),
+		                   why);
+		hermes_ws_loc_close(loc);
+		return -1;
+	}
+	return 0;
+}
+
+/* Copies the regular file open as in into a new file name in dirfd, never replacing an existing
+ * one and never exposing it half-written (temporary file, fsync, no-replace rename). */
+static int copy_into(int in, const struct stat *st, int dirfd, const char *name,
+                     const hermes_cancel_t *cancel)
+{
+	hermes_atomic_t at;
+	int rc = hermes_atomic_begin(&at, dirfd, name, st);
+	if (rc)
+		return rc;
+	rc = hermes_copy_data(in, at.fd, cancel);
+	if (rc) {
+		hermes_atomic_abort(&at);
+		return rc;
+	}
+	return hermes_atomic_commit(&at, false);
+}
+
+void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_move_file_args_t *args = args_;
+	void *result = result_;
+	hermes_ws_loc_t src, dst;
+	int rc = hermes_ws_locate(call->host, args->source_path, 0, &src);
+	if (rc) {
+		hermes_ws_fail(result, rc, "move", args->source_path);
+		return;
+	}
+	if (!src.exists && !src.is_root) {
+		hermes_ws_fail(result, -ENOENT, "move", args->source_path);
+		hermes_ws_loc_close(&src);
+		return;
+	}
+	if (src.is_root || S_ISDIR(src.st.st_mode)) {
+		fail_msg(result, HERMES_E_IS_A_DIRECTORY, "move", args->source_path,
+		         "it is a directory (fs.moveFile moves files and symlinks)");
+		hermes_ws_loc_close(&src);
+		return;
+	}
+	if (locate_destination(call, "move", args->source_path, args->destination_path, result, &dst) < 0) {
+		hermes_ws_loc_close(&src);
+		return;
+	}
+	rc = renameat2(src.dirfd, src.name, dst.dirfd, dst.name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+	if (rc == -EINVAL && !S_ISLNK(src.st.st_mode)) {
+		/* The file system lacks RENAME_NOREPLACE: link (never replaces), then unlink. */
+		rc = linkat(src.dirfd, src.name, dst.dirfd, dst.name, 0) < 0 ? -errno : 0;
+		if (rc == 0 && unlinkat(src.dirfd, src.name, 0) < 0)
+			rc = -errno;
+	}
+	if (rc == -EXDEV) {
+		/* Another file system: copy (durably), then remove the source. */
+		if (S_ISLNK(src.st.st_mode)) {
+			char target[PATH_MAX + 1];
+			ssize_t tn = readlinkat(src.dirfd, src.name, target, sizeof target - 1);
+			if (tn < 0) {
+				rc = -errno;
+			} else {
+				target[tn] = '\0';
+				rc = symlinkat(target, dst.dirfd, dst.name) < 0 ? -errno : 0;
+			}
+		} else {
+			int in = openat(src.dirfd, src.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			struct stat st;
+			if (in < 0) {
+				rc = -errno;
+			} else {
+				rc = fstat(in, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+				if (rc == 0)
+					rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
+				close(in);
+			}
+		}
+		if (rc == 0 && unlinkat(src.dirfd, src.name, 0) < 0)
+			rc = -errno;
+		if (rc == 0)
+			sync_dir(src.dirfd);
+	} else if (rc == 0) {
+		sync_dir(dst.dirfd);
+		sync_dir(src.dirfd);
+	}
+	if (rc == -EEXIST || rc == -ENOTEMPTY)
+		fail_two(result, -EEXIST, "move", args->source_path, args->destination_path);
+	else if (rc)
+		fail_two(result, rc, "move", args->source_path, args->destination_path);
+	hermes_ws_loc_close(&src);
+	hermes_ws_loc_close(&dst);
+}
+
+void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_copy_file_args_t *args = args_;
+	void *result = result_;
+	struct stat st;
+	int in = hermes_verbs_open_regular(call, args->source_path, "copy", result, &st);
+	if (in < 0)
+		return;
+	hermes_ws_loc_t dst;
+	if (locate_destination(call, "copy", args->source_path, args->destination_path, result, &dst) == 0) {
+		posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+		int rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
+		if (rc)
+			fail_two(result, rc, "copy", args->source_path, args->destination_path);
+		hermes_ws_loc_close(&dst);
+	}
+	close(in);
+}
+
+/* ---- fs.createDirectory ------------------------------------------------------------------- */
+
+void hermes_verb_fs_create_directory(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_create_directory_args_t *args = args_;
+	void *result = result_;
+	const char *action = "create the directory";
+	hermes_ws_loc_t loc;
+	int rc = hermes_ws_locate(call->host, args->path, HERMES_WS_MKDIRS, &loc);
+	if (rc) {
+		hermes_ws_fail(result, rc, action, args->path);
+		return;
+	}
+	if (!loc.is_root) {
+		if (!loc.exists && mkdirat(loc.dirfd, loc.name, 0777) < 0 && errno != EEXIST)
+			hermes_ws_fail(result, -errno, action, args->path);
+		else {
+			/* It exists now: fine if it is a directory (or an in-root symlink to one). */
+			int fd;
+			rc = hermes_ws_open_path(call->host, args->path, O_PATH | O_DIRECTORY, &fd);
+			if (rc == 0)
+				close(fd);
+			else if (rc == -ENOTDIR || rc == -ENOENT)
+				fail_msg(result, HERMES_E_ALREADY_EXISTS, action, args->path,
+				         "something that is not a directory already exists there");
+			else
+				hermes_ws_fail(result, rc, action, args->path);
+		}
+	}
+	hermes_ws_loc_close(&loc);
+}
+
+/* ---- fs.deleteDirectory ------------------------------------------------------------------- */
+
+/* Empties the directory open as fd (consumed), depth first, never following a symlink. */
+static int empty_tree(int fd, int depth, const hermes_cancel_t *cancel)
+{
+	if (depth > 4096) {
+		close(fd);
+		return -ELOOP;
+	}
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	int rc = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(dir);
+		if (!de) {
+			if (errno)
+				rc = -errno;
+			break;
+		}
+		const char *name = de->d_name;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		if (hermes_cancel_requested(cancel)) {
+			rc = HERMES_WS_ECANCELLED;
+			break;
+		}
+		/* Anything but a directory is unlinked as itself: unlinkat never follows a symlink. */
+		if (de->d_type != DT_DIR) {
+			if (unlinkat(dirfd(dir), name, 0) == 0 || errno == ENOENT)
+				continue;
+			if (errno != EISDIR && errno != EPERM) {
+				rc = -errno;
+				break;
+			}
+		}
+		int sub = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			if (errno == ENOENT)
+				continue;
+			rc = -errno;
+			break;
+		}
+		rc = empty_tree(sub, depth + 1, cancel);
+		if (rc)
+			break;
+		if (unlinkat(dirfd(dir), name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+			rc = -errno;
+			break;
+		}
+	}
+	closedir(dir);
+	return rc;
+}
+
+void hermes_verb_fs_delete_directory(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_delete_directory_args_t *args = args_;
+	void *result = result_;
+	const char *action = "delete the directory";
+	hermes_ws_loc_t loc;
+	int rc = hermes_ws_locate(call->host, args->path, 0, &loc);
+	if (rc) {
+		hermes_ws_fail(result, rc, action, args->path);
+		return;
+	}
+	if (loc.is_root) {
+		fail_msg(result, HERMES_E_INVALID_ARGUMENT, action, args->path,
+		         "it is the workspace root, which cannot be deleted");
+	} else if (!loc.exists) {
+		hermes_ws_fail(result, -ENOENT, action, args->path);
+	} else if (!S_ISDIR(loc.st.st_mode)) {
+		fail_msg(result, HERMES_E_NOT_A_DIRECTORY, action, args->path,
+		         S_ISLNK(loc.st.st_mode) ? "it is a symlink, not a directory (use fs.deleteFile)"
+		                                 : "it is not a directory (use fs.deleteFile)");
+	} else {
+		int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		rc = fd < 0 ? -errno : empty_tree(fd, 0, call->cancel);
+		if (rc == 0 && unlinkat(loc.dirfd, loc.name, AT_REMOVEDIR) < 0)
+			rc = -errno;
+		if (rc)
+			hermes_ws_fail(result, rc, action, args->path);
+	}
+	hermes_ws_loc_close(&loc);
+}

@@ -1,0 +1,31 @@
+/* verbs/lines.h: the line and text primitives of the fs verbs: counting newlines at memory speed,
+ * and checking that bytes are text that can travel in a JSON string (valid UTF-8, no NUL). */
+#ifndef HERMES_VERBS_LINES_H
+#define HERMES_VERBS_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Size of the fixed buffer the streaming verbs read through. */
+#define HERMES_LINES_BUFSIZE (256u * 1024u)
+
+/* The number of '\n' bytes in buf[0..len), with the fastest code the processor runs. */
+size_t hermes_count_newlines(const char *buf, size_t len);
+
+/* The same with a chosen implementation, for the tests: 0 the portable memchr loop, 1 SSE2,
+ * 2 AVX2 (each falls back to the one below where the processor or build lacks it). */
+size_t hermes_count_newlines_with(const char *buf, size_t len, int level);
+
+/* True if s[0..len) is valid UTF-8 (shortest forms, no surrogates, at most U+10FFFF) without NUL
+ * bytes (which a C string, and so a result field, cannot carry). Otherwise false and, if bad is
+ * not NULL, *bad = the offset of the first offending byte. */
+bool hermes_text_valid(const char *s, size_t len, size_t *bad);
+
+/* A malloc'd copy of s with each byte that is not part of valid UTF-8 replaced by U+FFFD, for
+ * names the file system holds as arbitrary bytes; NULL if out of memory. */
+char *hermes_text_lossy(const char *s);
+
+/* Appends s[0..len) to a growable buffer: *buf (malloc'd), *used, *cap. 0 or -ENOMEM. */
+int hermes_verbs_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len);
+
+#endif

@@ -1,0 +1,377 @@
+/* tests/check_verbs_proc.c: proc.run: direct execution, output files, exit codes, isolation of
+ * the child (stdin, descriptors, process group), timeouts that end the whole group, cancel, the
+ * output limit, concurrent runs, and every errorCode. */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verbs_testlib.h"
+
+/* Runs executable with the NULL-terminated arguments; timeout 0: none given. */
+static cJSON *run(const char *exe, int timeout, ...)
+{
+	cJSON *a = vt_args("executable", exe, NULL);
+	cJSON *list = cJSON_AddArrayToObject(a, "arguments");
+	va_list ap;
+	va_start(ap, timeout);
+	for (const char *s; (s = va_arg(ap, const char *));)
+		cJSON_AddItemToArray(list, cJSON_CreateString(s));
+	va_end(ap);
+	if (timeout)
+		cJSON_AddNumberToObject(a, "timeoutSeconds", timeout);
+	return vt_call("proc.run", a);
+}
+
+/* The content of a workspace file named in a result field. */
+static char *output(const cJSON *r, const char *field)
+{
+	const char *rel = vt_str(r, field);
+	ck_assert_msg(strncmp(rel, ".hermes/runs/", 13) == 0, "%s is %s", field, rel);
+	char p[8300];
+	snprintf(p, sizeof p, "ws/%s", rel);
+	char *s = vt_get(p, NULL);
+	ck_assert_msg(s != NULL, "%s does not exist", rel);
+	return s;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+START_TEST(run_echo)
+{
+	cJSON *r = run("echo", 10, "hello", "two words", "$HOME", "'quoted'", NULL);
+	vt_ok(r);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 0);
+	char *out = output(r, "stdoutPath"), *err = output(r, "stderrPath");
+	ck_assert_str_eq(out, "hello two words $HOME 'quoted'\n");
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	/* The outputs can be read back through the verbs, as callers do. */
+	cJSON *a = vt_args("path", vt_str(r, "stdoutPath"), NULL);
+	cJSON_AddNumberToObject(a, "startLine", 1);
+	cJSON_AddNumberToObject(a, "endLine", 1);
+	cJSON *rr = vt_call("fs.readRange", a);
+	ck_assert_str_eq(vt_str(rr, "content"), "1: hello two words $HOME 'quoted'\n");
+	char *ignore = vt_get("ws/.hermes/.gitignore", NULL);
+	ck_assert_ptr_nonnull(ignore);
+	free(ignore);
+}
+END_TEST
+
+START_TEST(run_exit_codes)
+{
+	cJSON *r = run("sh", 10, "-c", "echo out; echo err >&2; exit 3", NULL);
+	vt_ok(r);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 3);
+	char *out = output(r, "stdoutPath"), *err = output(r, "stderrPath");
+	ck_assert_str_eq(out, "out\n");
+	ck_assert_str_eq(err, "err\n");
+	free(out);
+	free(err);
+	r = run("sh", 10, "-c", "kill -9 $$", NULL);
+	vt_ok(r);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 9);
+	r = run("sh", 10, "-c", "kill -TERM $$", NULL);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 15);
+}
+END_TEST
+
+START_TEST(run_isolation)
+{
+	/* A descriptor hermes's host left inheritable must not reach the child. */
+	int fd = open("/dev/null", O_RDONLY);
+	ck_assert_int_ge(dup2(fd, 50), 0);
+	cJSON *r = run("sh", 10, "-c",
+	               "test -e /proc/$$/fd/50 && echo leaked || echo clean; readlink /proc/$$/fd/0; "
+	               "pwd -P; cut -d' ' -f5 /proc/$$/stat; echo $$; cat",
+	               NULL);
+	close(50);
+	close(fd);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath");
+	char want[8400];
+	char *pid_line = strrchr(out, '\n');
+	*pid_line = '\0';
+	pid_line = strrchr(out, '\n') + 1; /* the child's pid */
+	char *pgid_line = pid_line - 2;
+	while (pgid_line > out && pgid_line[-1] != '\n')
+		pgid_line--;
+	ck_assert_int_eq(atoi(pgid_line), atoi(pid_line)); /* its own process group */
+	ck_assert_int_ne(atoi(pgid_line), (int)getpgrp());
+	snprintf(want, sizeof want, "clean\n/dev/null\n%s\n", vt.root);
+	ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "got %s, want %s", out, want);
+	free(out);
+}
+END_TEST
+
+START_TEST(run_workspace_programs)
+{
+	vt_put("ws/bin/hello.sh", "#!/bin/sh\necho \"script $1\"\n");
+	chmod(vt_path("ws/bin/hello.sh"), 0755);
+	const char *ways[] = {"./bin/hello.sh", "bin/hello.sh", "bin/../bin/hello.sh", NULL};
+	char abs[8300];
+	snprintf(abs, sizeof abs, "%s/bin/hello.sh", vt.root);
+	for (int i = 0; i < 4; i++) {
+		cJSON *r = run(i < 3 ? ways[i] : abs, 10, "arg", NULL);
+		vt_ok(r);
+		char *out = output(r, "stdoutPath");
+		ck_assert_str_eq(out, "script arg\n");
+		free(out);
+	}
+	vt_symlink("bin/hello.sh", "ws/hello-link");
+	vt_ok(run("./hello-link", 10, NULL));
+}
+END_TEST
+
+START_TEST(run_errors)
+{
+	vt_err(run("no-such-program-hermes-test", 10, NULL), "NotFound", "no-such-program-hermes-test");
+	vt_err(run("./missing.sh", 10, NULL), "NotFound", "missing.sh");
+	vt_put("ws/plain.txt", "not a program\n");
+	chmod(vt_path("ws/plain.txt"), 0644);
+	vt_err(run("./plain.txt", 10, NULL), "PermissionDenied", "plain.txt");
+	vt_mkdir("ws/dir");
+	vt_err(run("./dir", 10, NULL), "IsADirectory", "dir");
+	vt_err(run("sh", -1, "-c", "true", NULL), "InvalidArgument", "timeoutSeconds");
+	cJSON *a = vt_args("executable", "sh", NULL);
+	cJSON_AddArrayToObject(a, "arguments");
+	cJSON_AddNumberToObject(a, "timeoutSeconds", 0);
+	vt_err(vt_call("proc.run", a), "InvalidArgument", "timeoutSeconds");
+	vt_err(run("", 10, NULL), "InvalidArgument", NULL);
+	vt_err(run("../outside.sh", 10, NULL), "OutsideWorkspace", "../outside.sh");
+	vt_err(run("/bin/sh", 10, NULL), "OutsideWorkspace", "/bin/sh");
+	vt_put("ws/bad-interpreter.sh", "#!/nonexistent/interpreter\n");
+	chmod(vt_path("ws/bad-interpreter.sh"), 0755);
+	vt_err(run("./bad-interpreter.sh", 10, NULL), "NotFound", "interpreter");
+	/* Failed starts leave no output files behind. */
+	cJSON *ls = vt_call("fs.listDir", vt_args("path", ".hermes/runs", NULL));
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ls, "succeeded")))
+		ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ls, "entries")), 0);
+}
+END_TEST
+
+START_TEST(run_path_lookup)
+{
+	/* PATH is searched in order; a relative entry is taken from the workspace root; a program
+	 * found only without execute permission is PermissionDenied, not NotFound. */
+	vt_put("ws/tools/hermes-tool", "#!/bin/sh\necho from tools\n");
+	chmod(vt_path("ws/tools/hermes-tool"), 0755);
+	vt_put("ws/noexec/hermes-noexec", "#!/bin/sh\n");
+	chmod(vt_path("ws/noexec/hermes-noexec"), 0644);
+	char path[8300];
+	const char *old = getenv("PATH");
+	snprintf(path, sizeof path, "/nonexistent-dir:%s/noexec:tools:%s", vt.root, old ? old : "/bin");
+	setenv("PATH", path, 1);
+	cJSON *r = run("hermes-tool", 10, NULL);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath");
+	ck_assert_str_eq(out, "from tools\n");
+	free(out);
+	vt_err(run("hermes-noexec", 10, NULL), "PermissionDenied", "hermes-noexec");
+	vt_err(run("hermes-nowhere", 10, NULL), "NotFound", "hermes-nowhere");
+	vt_ok(run("sh", 10, "-c", "true", NULL)); /* still found further on */
+}
+END_TEST
+
+/* After a timeout, no process of the program's group may remain. */
+static void assert_group_gone(const cJSON *r)
+{
+	char *out = output(r, "stdoutPath");
+	pid_t pgid = (pid_t)atoi(out);
+	free(out);
+	ck_assert_int_gt(pgid, 1);
+	/* Every member has died: none left, or only zombies waiting for init to reap them. */
+	errno = 0;
+	if (kill(-pgid, 0) == -1 && errno == ESRCH)
+		return;
+	DIR *proc = opendir("/proc");
+	ck_assert_ptr_nonnull(proc);
+	struct dirent *de;
+	while ((de = readdir(proc))) {
+		char path[300], stat[512];
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t n = fread(stat, 1, sizeof stat - 1, f);
+		fclose(f);
+		stat[n] = '\0';
+		const char *p = strrchr(stat, ')');
+		char state;
+		long ppid, pgrp;
+		if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == (long)pgid)
+			ck_assert_msg(state == 'Z' || state == 'X', "process %s of group %d is still running (%c)",
+			              de->d_name, (int)pgid, state);
+	}
+	closedir(proc);
+}
+
+START_TEST(run_timeout_kills_group)
+{
+	double t0 = now();
+	cJSON *r = run("sh", 1, "-c", "echo $$; sleep 100 & sleep 100", NULL);
+	double took = now() - t0;
+	vt_err(r, "Timeout", "sh");
+	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 15);
+	ck_assert_msg(took >= 0.9 && took < 4, "took %.2f s", took);
+	assert_group_gone(r);
+}
+END_TEST
+
+START_TEST(run_timeout_sigkill_after_grace)
+{
+	/* A group that ignores SIGTERM is killed after the grace period. */
+	double t0 = now();
+	cJSON *r = run("sh", 1, "-c", "trap '' TERM; echo $$; sleep 100 & sleep 100", NULL);
+	double took = now() - t0;
+	vt_err(r, "Timeout", NULL);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 9);
+	ck_assert_msg(took >= 2.5 && took < 6, "took %.2f s", took);
+	assert_group_gone(r);
+}
+END_TEST
+
+START_TEST(run_default_timeout)
+{
+	hermes_config_t c = {.proc_timeout_seconds = 1};
+	vt_reopen(&c);
+	cJSON *r = run("sh", 0, "-c", "echo $$; exec sleep 100", NULL);
+	vt_err(r, "Timeout", NULL);
+	assert_group_gone(r);
+}
+END_TEST
+
+START_TEST(run_output_limit)
+{
+	hermes_config_t c = {.proc_output_limit = 100000};
+	vt_reopen(&c);
+	cJSON *r = run("sh", 20, "-c", "echo $$; exec yes", NULL);
+	vt_err(r, "TooLarge", NULL);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 15);
+	assert_group_gone(r);
+	r = run("sh", 20, "-c", "echo small", NULL);
+	vt_ok(r);
+}
+END_TEST
+
+static void *cancel_later(void *arg)
+{
+	usleep(300 * 1000);
+	hermes_cancel_request(arg);
+	return NULL;
+}
+
+START_TEST(run_cancelled)
+{
+	hermes_cancel_t *cancel = hermes_cancel_new();
+	ck_assert_ptr_nonnull(cancel);
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, cancel), 0);
+	const char *env = "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"sh\",\"arguments\":"
+	                  "[\"-c\",\"echo $$; sleep 100 & sleep 100\"],\"timeoutSeconds\":60}}";
+	char *json = NULL;
+	double t0 = now();
+	hermes_outcome_t o = hermes_execute(vt.ex, env, strlen(env), 0, cancel, &json, NULL);
+	double took = now() - t0;
+	pthread_join(t, NULL);
+	hermes_cancel_free(cancel);
+	ck_assert_int_eq(o, HERMES_OUTCOME_FAILED);
+	cJSON *r = cJSON_Parse(json);
+	free(json);
+	vt_err(r, "Cancelled", NULL);
+	ck_assert_msg(took < 3, "took %.2f s", took);
+	assert_group_gone(r);
+	cJSON_Delete(r);
+}
+END_TEST
+
+static void *runner(void *arg)
+{
+	long id = (long)arg;
+	char **paths = calloc(5, sizeof *paths);
+	for (int i = 0; i < 5; i++) {
+		char env[256], *json = NULL;
+		snprintf(env, sizeof env, "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"echo\","
+		         "\"arguments\":[\"run-%ld-%d\"]}}", id, i);
+		hermes_execute(vt.ex, env, strlen(env), 0, NULL, &json, NULL);
+		cJSON *r = cJSON_Parse(json);
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "stdoutPath");
+		paths[i] = cJSON_IsString(p) ? strdup(p->valuestring) : NULL;
+		cJSON_Delete(r);
+		free(json);
+	}
+	return paths;
+}
+
+START_TEST(run_concurrently)
+{
+	pthread_t t[4];
+	for (long i = 0; i < 4; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, runner, (void *)i), 0);
+	char *all[20];
+	for (long i = 0; i < 4; i++) {
+		char **paths;
+		pthread_join(t[i], (void **)&paths);
+		for (int j = 0; j < 5; j++) {
+			ck_assert_ptr_nonnull(paths[j]);
+			char rel[8300], want[64];
+			snprintf(rel, sizeof rel, "ws/%s", paths[j]);
+			char *out = vt_get(rel, NULL);
+			snprintf(want, sizeof want, "run-%ld-%d\n", i, j);
+			ck_assert_str_eq(out, want);
+			free(out);
+			all[i * 5 + j] = paths[j];
+		}
+		free(paths);
+	}
+	for (int i = 0; i < 20; i++) {
+		for (int j = i + 1; j < 20; j++)
+			ck_assert_str_ne(all[i], all[j]);
+	}
+	for (int i = 0; i < 20; i++)
+		free(all[i]);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("verbs-proc");
+	TCase *tc = tcase_create("proc");
+	tcase_add_checked_fixture(tc, vt_setup, vt_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, run_echo);
+	tcase_add_test(tc, run_exit_codes);
+	tcase_add_test(tc, run_isolation);
+	tcase_add_test(tc, run_workspace_programs);
+	tcase_add_test(tc, run_errors);
+	tcase_add_test(tc, run_path_lookup);
+	tcase_add_test(tc, run_timeout_kills_group);
+	tcase_add_test(tc, run_timeout_sigkill_after_grace);
+	tcase_add_test(tc, run_default_timeout);
+	tcase_add_test(tc, run_output_limit);
+	tcase_add_test(tc, run_cancelled);
+	tcase_add_test(tc, run_concurrently);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return vt_run(suite());
+}

@@ -1,0 +1,360 @@
+/* tests/check_verbs_write.c: fs.writeFile and fs.writeRange: content, line rules, permission
+ * bits, symlinks written through, and every errorCode they return. */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "verbs_testlib.h"
+
+static cJSON *write_file(const char *path, const char *content)
+{
+	return vt_call("fs.writeFile", vt_args("path", path, "content", content, NULL));
+}
+
+/* end < 0: endLine null (insert). */
+static cJSON *write_range(const char *path, int start, int end, const char *content)
+{
+	cJSON *a = vt_args("path", path, "content", content, NULL);
+	cJSON_AddNumberToObject(a, "startLine", start);
+	if (end >= 0)
+		cJSON_AddNumberToObject(a, "endLine", end);
+	else
+		cJSON_AddNullToObject(a, "endLine");
+	return vt_call("fs.writeRange", a);
+}
+
+static void assert_file(const char *rel, const char *want)
+{
+	size_t len;
+	char *got = vt_get(rel, &len);
+	ck_assert_msg(got != NULL, "%s is missing", rel);
+	ck_assert_msg(len == strlen(want) && memcmp(got, want, len) == 0, "%s is '%s', want '%s'", rel,
+	              got, want);
+	free(got);
+}
+
+static mode_t mode_of(const char *rel)
+{
+	struct stat st;
+	ck_assert_int_eq(lstat(vt_path(rel), &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* No temporary file is left in dir (base-relative) after a write. */
+static void assert_no_temp(const char *dir)
+{
+	DIR *d = opendir(vt_path(dir));
+	ck_assert_ptr_nonnull(d);
+	struct dirent *de;
+	while ((de = readdir(d)))
+		ck_assert_msg(strstr(de->d_name, "hermes-tmp") == NULL, "left behind: %s", de->d_name);
+	closedir(d);
+}
+
+/* ---- fs.writeFile ------------------------------------------------------------------------- */
+
+START_TEST(write_file_creates_and_replaces)
+{
+	vt_ok(write_file("new.txt", "hello\r\nworld"));
+	assert_file("ws/new.txt", "hello\r\nworld");
+	vt_ok(write_file("new.txt", ""));
+	assert_file("ws/new.txt", "");
+	vt_ok(write_file("a/b/c/deep.txt", "deep\n"));
+	assert_file("ws/a/b/c/deep.txt", "deep\n");
+	vt_ok(write_file("no", "no"));
+	assert_file("ws/no", "no");
+	char abs[8300];
+	snprintf(abs, sizeof abs, "%s/abs.txt", vt.root);
+	vt_ok(write_file(abs, "absolute inside"));
+	assert_file("ws/abs.txt", "absolute inside");
+	assert_no_temp("ws");
+	assert_no_temp("ws/a/b/c");
+}
+END_TEST
+
+START_TEST(write_file_modes)
+{
+	mode_t old = umask(022);
+	vt_ok(write_file("fresh.txt", "x"));
+	ck_assert_uint_eq(mode_of("ws/fresh.txt"), 0644);
+	umask(old);
+	vt_put("ws/script.sh", "#!/bin/sh\n");
+	chmod(vt_path("ws/script.sh"), 0751);
+	vt_ok(write_file("script.sh", "#!/bin/sh\necho hi\n"));
+	ck_assert_uint_eq(mode_of("ws/script.sh"), 0751);
+	vt_put("ws/private", "p");
+	chmod(vt_path("ws/private"), 0600);
+	vt_ok(write_file("private", "q"));
+	ck_assert_uint_eq(mode_of("ws/private"), 0600);
+}
+END_TEST
+
+START_TEST(write_file_through_symlinks)
+{
+	vt_put("ws/real/target.txt", "old");
+	vt_symlink("real/target.txt", "ws/link");
+	vt_ok(write_file("link", "new"));
+	assert_file("ws/real/target.txt", "new");
+	struct stat st;
+	ck_assert_int_eq(lstat(vt_path("ws/link"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	/* An absolute symlink inside the root, and a dangling one (creates its target). */
+	vt_symlink(vt_path("ws/real/target.txt"), "ws/abslink");
+	vt_ok(write_file("abslink", "via absolute"));
+	assert_file("ws/real/target.txt", "via absolute");
+	vt_symlink("real/later.txt", "ws/dangling");
+	vt_ok(write_file("dangling", "created"));
+	assert_file("ws/real/later.txt", "created");
+	vt_symlink("real", "ws/dirlink");
+	vt_ok(write_file("dirlink/in-dir.txt", "x"));
+	assert_file("ws/real/in-dir.txt", "x");
+}
+END_TEST
+
+START_TEST(write_file_errors)
+{
+	vt_mkdir("ws/d");
+	vt_put("ws/f.txt", "keep");
+	vt_err(write_file("d", "x"), "IsADirectory", "'d'");
+	vt_err(write_file(".", "x"), "IsADirectory", NULL);
+	vt_err(write_file("f.txt/x", "x"), "NotADirectory", "f.txt/x");
+	vt_err(write_file("f.txt/", "x"), "InvalidArgument", "f.txt/");
+	vt_err(write_file("", "x"), "InvalidArgument", "empty");
+	vt_err(write_file("../x", "x"), "OutsideWorkspace", "../x");
+	assert_file("ws/f.txt", "keep");
+	ck_assert(!vt_exists("x"));
+	vt_mkdir("ws/ro");
+	chmod(vt_path("ws/ro"), 0555);
+	char *code = vt_exec_unprivileged(
+		"{\"verb\":\"fs.writeFile\",\"arguments\":{\"path\":\"ro/x.txt\",\"content\":\"x\"}}");
+	ck_assert_str_eq(code, "PermissionDenied");
+	free(code);
+	ck_assert(!vt_exists("ws/ro/x.txt"));
+}
+END_TEST
+
+START_TEST(write_file_no_space)
+{
+	/* A 64 KiB tmpfs in a private mount namespace (needs root; elsewhere this test says so). */
+	vt_mkdir("ws/small");
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("tmpfs", vt_path("ws/small"), "tmpfs", 0, "size=64k") < 0)
+			_exit(77);
+		/* The executor's root descriptor still sees the old mount table: open a new one. */
+		hermes_executor_free(vt.ex);
+		if (hermes_executor_new(&vt.config, &vt.ex, NULL) < 0)
+			_exit(2);
+		size_t n = 1024 * 1024;
+		char *big = malloc(n + 1);
+		memset(big, 'x', n);
+		big[n] = '\0';
+		cJSON *r = write_file("small/big.txt", big);
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "errorCode");
+		bool ok = cJSON_IsString(c) && strcmp(c->valuestring, "NoSpace") == 0;
+		/* fs.writeRange and fs.copyFile too, and the file they would change stays as it was. */
+		big[40000] = '\0';
+		r = write_file("small/fits.txt", big);
+		ok = ok && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "succeeded"));
+		big[40000] = 'x';
+		r = write_range("small/fits.txt", 1, -1, big);
+		c = cJSON_GetObjectItemCaseSensitive(r, "errorCode");
+		ok = ok && cJSON_IsString(c) && strcmp(c->valuestring, "NoSpace") == 0;
+		vt_put("ws/outside-small.txt", big);
+		r = vt_call("fs.copyFile", vt_args("sourcePath", "outside-small.txt", "destinationPath",
+		                                   "small/copy.txt", NULL));
+		c = cJSON_GetObjectItemCaseSensitive(r, "errorCode");
+		ok = ok && cJSON_IsString(c) && strcmp(c->valuestring, "NoSpace") == 0;
+		size_t flen = 0;
+		char *fits = vt_get("ws/small/fits.txt", &flen);
+		ok = ok && fits && flen == 40000;
+		/* And nothing is left behind on the full file system. */
+		DIR *d = opendir(vt_path("ws/small"));
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			if (strstr(de->d_name, "hermes-tmp") || strcmp(de->d_name, "big.txt") == 0 ||
+			    strcmp(de->d_name, "copy.txt") == 0)
+				ok = false;
+		_exit(ok ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77) {
+		fprintf(stderr, "write_file_no_space: skipped (cannot mount a tmpfs here)\n");
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(status) == 0, "a write to a full file system must fail with NoSpace");
+}
+END_TEST
+
+/* ---- fs.writeRange ------------------------------------------------------------------------ */
+
+START_TEST(write_range_rules)
+{
+	struct {
+		const char *before;
+		int start, end; /* end -1: insert */
+		const char *content, *after;
+	} cases[] = {
+		{"l1\nl2\nl3\n", 2, 2, "X", "l1\nX\nl3\n"},
+		{"l1\nl2\nl3\n", 2, 3, "X\nY\nZ\n", "l1\nX\nY\nZ\n"},
+		{"l1\nl2\nl3\n", 1, 3, "only\n", "only\n"},
+		{"l1\nl2\nl3\n", 2, -1, "X", "l1\nX\nl2\nl3\n"},
+		{"l1\nl2\nl3\n", 1, -1, "X\n", "X\nl1\nl2\nl3\n"},
+		{"l1\nl2\nl3\n", 4, -1, "X", "l1\nl2\nl3\nX\n"},
+		{"a\nb", 3, -1, "c", "a\nb\nc\n"},
+		{"a\nb", 2, 2, "B", "a\nB\n"},
+		{"a\nb", 2, -1, "x", "a\nx\nb"},
+		{"l1\nl2\nl3\n", 2, 3, "", "l1\n"},
+		{"l1\nl2\nl3\n", 1, 1, "", "l2\nl3\n"},
+		{"l1\nl2\nl3\n", 2, -1, "", "l1\nl2\nl3\n"},
+		{"", 1, -1, "first", "first\n"},
+		{"", 1, -1, "", ""},
+		{"a\r\nb\r\n", 2, 2, "B\r\n", "a\r\nB\r\n"},
+		{"a\r\nb\r\n", 3, -1, "c\r\nd", "a\r\nb\r\nc\r\nd\n"},
+		{"\n\n\n", 2, 2, "mid", "\nmid\n\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		vt_put("ws/f.txt", cases[i].before);
+		cJSON *r = write_range("f.txt", cases[i].start, cases[i].end, cases[i].content);
+		vt_ok(r);
+		char *got = vt_get("ws/f.txt", NULL);
+		ck_assert_msg(strcmp(got, cases[i].after) == 0, "case %zu: got '%s', want '%s'", i, got,
+		              cases[i].after);
+		free(got);
+	}
+	assert_no_temp("ws");
+}
+END_TEST
+
+START_TEST(write_range_big_file)
+{
+	/* 200,000 numbered lines (about 1.3 MB, several read buffers): replace one in the middle. */
+	size_t cap = 2 * 1024 * 1024, n = 0;
+	char *text = malloc(cap);
+	for (int i = 1; i <= 200000; i++)
+		n += (size_t)sprintf(text + n, "%d\n", i);
+	vt_put_bytes("ws/big.txt", text, n);
+	vt_ok(write_range("big.txt", 123456, 123457, "replaced"));
+	char *got = vt_get("ws/big.txt", NULL);
+	char *p = strstr(got, "\n123455\nreplaced\n123458\n");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(strlen(got), n - strlen("123456\n123457\n") + strlen("replaced\n"));
+	ck_assert(strncmp(got, text, (size_t)(p - got)) == 0);
+	free(got);
+	free(text);
+}
+END_TEST
+
+START_TEST(write_range_modes_and_links)
+{
+	vt_put("ws/real.txt", "a\nb\n");
+	chmod(vt_path("ws/real.txt"), 0700);
+	vt_symlink("real.txt", "ws/link");
+	vt_ok(write_range("link", 2, 2, "B"));
+	assert_file("ws/real.txt", "a\nB\n");
+	ck_assert_uint_eq(mode_of("ws/real.txt"), 0700);
+	struct stat st;
+	ck_assert_int_eq(lstat(vt_path("ws/link"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+}
+END_TEST
+
+START_TEST(write_range_errors)
+{
+	const char *text = "l1\nl2\nl3\n";
+	vt_put("ws/f.txt", text);
+	vt_err(write_range("f.txt", 0, 1, "x"), "InvalidArgument", "startLine");
+	vt_err(write_range("f.txt", 3, 2, "x"), "InvalidArgument", "endLine");
+	vt_err(write_range("f.txt", 2, 4, "x"), "InvalidArgument", "endLine 4");
+	vt_err(write_range("f.txt", 4, 4, "x"), "InvalidArgument", "endLine 4");
+	vt_err(write_range("f.txt", 5, -1, "x"), "InvalidArgument", "startLine 5");
+	vt_err(write_range("f.txt", 9, 9, "x"), "InvalidArgument", NULL);
+	assert_file("ws/f.txt", text);
+	vt_put("ws/noend.txt", "a\nb");
+	vt_err(write_range("noend.txt", 4, -1, "x"), "InvalidArgument", "3 appends");
+	assert_file("ws/noend.txt", "a\nb");
+	vt_err(write_range("missing.txt", 1, -1, "x"), "NotFound", "missing.txt");
+	ck_assert(!vt_exists("ws/missing.txt"));
+	vt_err(write_range("nodir/missing.txt", 1, -1, "x"), "NotFound", NULL);
+	vt_mkdir("ws/d");
+	vt_err(write_range("d", 1, -1, "x"), "IsADirectory", "'d'");
+	vt_err(write_range("../f.txt", 1, -1, "x"), "OutsideWorkspace", NULL);
+	assert_no_temp("ws");
+	vt_mkdir("ws/ro");
+	vt_put("ws/ro/f.txt", "a\n");
+	chmod(vt_path("ws/ro"), 0555);
+	char *code = vt_exec_unprivileged("{\"verb\":\"fs.writeRange\",\"arguments\":{\"path\":"
+	                                  "\"ro/f.txt\",\"startLine\":1,\"content\":\"x\"}}");
+	ck_assert_str_eq(code, "PermissionDenied");
+	free(code);
+	assert_file("ws/ro/f.txt", "a\n");
+}
+END_TEST
+
+START_TEST(streaming_verbs_cancel)
+{
+	/* A cancelled call stops in its read loop and changes nothing. */
+	size_t n = 4 * 1024 * 1024;
+	char *text = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		text[i] = i % 64 == 63 ? '\n' : 'x';
+	text[n] = '\0';
+	vt_put("ws/big.txt", text);
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.lineCount\",\"arguments\":{\"path\":\"big.txt\"}}"),
+	       "Cancelled", "big.txt");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"big.txt\","
+	                         "\"startLine\":60000,\"endLine\":60001}}"),
+	       "Cancelled", "big.txt");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.writeRange\",\"arguments\":{\"path\":\"big.txt\","
+	                         "\"startLine\":2,\"endLine\":3,\"content\":\"x\"}}"),
+	       "Cancelled", "big.txt");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.copyFile\",\"arguments\":{\"sourcePath\":\"big.txt\","
+	                         "\"destinationPath\":\"copy.txt\"}}"),
+	       "Cancelled", "big.txt");
+	ck_assert(!vt_exists("ws/copy.txt"));
+	vt_put("ws/tree/a/b", "x");
+	vt_err(vt_exec_cancelled("{\"verb\":\"fs.deleteDirectory\",\"arguments\":{\"path\":\"tree\"}}"),
+	       "Cancelled", "tree");
+	ck_assert(vt_exists("ws/tree/a/b"));
+	assert_file("ws/big.txt", text);
+	assert_no_temp("ws");
+	free(text);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("verbs-write");
+	TCase *tc = tcase_create("write");
+	tcase_add_checked_fixture(tc, vt_setup, vt_teardown);
+	tcase_add_test(tc, write_file_creates_and_replaces);
+	tcase_add_test(tc, write_file_modes);
+	tcase_add_test(tc, write_file_through_symlinks);
+	tcase_add_test(tc, write_file_errors);
+	tcase_add_test(tc, write_file_no_space);
+	tcase_add_test(tc, write_range_rules);
+	tcase_add_test(tc, write_range_big_file);
+	tcase_add_test(tc, write_range_modes_and_links);
+	tcase_add_test(tc, write_range_errors);
+	tcase_add_test(tc, streaming_verbs_cancel);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return vt_run(suite());
+}
