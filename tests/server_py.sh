@@ -8,4 +8,5 @@ else
 	echo "SKIP: python3 is not installed"
 	exit 77
 fi
+PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE
 exec "$py" "$@"
