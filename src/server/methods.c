@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/decode.h"
 #include "core/executor.h"
 #include "core/idl.h"
 #include "server/jsonrpc.h"
@@ -205,16 +206,10 @@ void hermes_method_schema(server_t *srv, hermes_rpc_message_t *m, batch_t *batch
 		}
 		const hermes_verb_desc_t *d = hermes_executor_find(srv->ex, v->valuestring);
 		if (d == NULL) {
-			hermes_buf_t names = HERMES_BUF_INIT;
-			size_t n = hermes_executor_verb_count(srv->ex);
-			for (size_t i = 0; i < n; i++) {
-				hermes_buf_puts(&names, i ? ", " : "");
-				hermes_buf_puts(&names, hermes_executor_verb_at(srv->ex, i)->name);
-			}
-			char *list = hermes_buf_finish(&names);
-			hermes_reply_invalid_params(srv, batch, slot, m->id, "verb", "UnknownVerb",
-			                            "unknown verb '%s' (expected one of: %s)", v->valuestring, list ? list : "");
-			free(list);
+			hermes_error_t err; /* the same sentence as `hermes schema` and hermes exec */
+			hermes_decode_err_unknown_verb(&err, v->valuestring);
+			hermes_reply_invalid_params(srv, batch, slot, m->id, "verb", "UnknownVerb", "%s",
+			                            err.message);
 			return;
 		}
 		char *idl = hermes_idl_for_verb(d);
