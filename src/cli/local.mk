@@ -5,10 +5,11 @@ hermes_SOURCES = \
 	src/cli/options.c src/cli/options.h \
 	src/cli/cmd_exec.c \
 	src/cli/cmd_schema.c \
+	src/cli/cmd_serve.c \
 	src/cli/commands.h \
 	src/cli/console.c src/cli/console.h \
 	src/cli/console_entry.c src/cli/console_entry.h \
 	src/cli/console_edit.c src/cli/console_edit.h \
 	src/cli/console_signal.c src/cli/console_signal.h
 hermes_CFLAGS = $(AM_CFLAGS) $(LIBEDIT_CFLAGS)
-hermes_LDADD = libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(LIBEDIT_LIBS)
+hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(LIBEDIT_LIBS)

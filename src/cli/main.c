@@ -63,6 +63,8 @@ int main(int argc, char **argv)
 		return hermes_cmd_schema(argc - 1, argv + 1);
 	if (strcmp(cmd, "verbs") == 0)
 		return hermes_cmd_verbs(argc - 1, argv + 1);
+	if (strcmp(cmd, "serve") == 0)
+		return hermes_cmd_serve(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return hermes_usage_error(NULL, "unrecognized option '%s'", cmd);
 	return hermes_usage_error(NULL, "unknown command '%s' (expected exec, schema, verbs or serve)",
