@@ -2,10 +2,6 @@
 # does not): both framings, an error, a batch, shutdown/exit and the exit statuses.
 . "${top_srcdir:-.}/tests/lib.sh"
 cd "$WS" || exit 1
-if "$HERMES" serve </dev/null 2>&1 >/dev/null | grep -q "unknown command 'serve'"; then
-	echo "SKIP: $HERMES does not know the serve command yet"
-	exit 77
-fi
 printf 'hi\n' >hello.txt
 
 # NDJSON: initialize, a verb, a parse error, a batch, shutdown, exit
