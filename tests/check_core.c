@@ -208,10 +208,13 @@ static char *slurp(const char *path, size_t *len)
  * put into an envelope, gives either a decoding error about the value or a syntax error. */
 START_TEST(scan_json_test_suite)
 {
-	const char *srcdir = getenv("top_srcdir");
+	const char *srcdir = getenv("top_srcdir"), *corpus = getenv("JSONTESTSUITE_DIR");
 	char dir[4096];
-	snprintf(dir, sizeof dir, "%s/../shared/testdata/JSONTestSuite/test_parsing",
-	         srcdir ? srcdir : "..");
+	if (corpus)
+		snprintf(dir, sizeof dir, "%s", corpus);
+	else
+		snprintf(dir, sizeof dir, "%s/../shared/testdata/JSONTestSuite/test_parsing",
+		         srcdir ? srcdir : "..");
 	DIR *d = opendir(dir);
 	if (!d) {
 		fprintf(stderr, "JSONTestSuite not found at %s: skipped\n", dir);

@@ -4,7 +4,9 @@ AM_TESTS_ENVIRONMENT = \
 	HERMES='$(abs_top_builddir)/hermes'; export HERMES; \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
-	CK_DEFAULT_TIMEOUT=60; export CK_DEFAULT_TIMEOUT;
+	CK_DEFAULT_TIMEOUT=60; export CK_DEFAULT_TIMEOUT; \
+	JSONTESTSUITE_DIR='$(abs_top_srcdir)/../shared/testdata/JSONTestSuite/test_parsing'; \
+	export JSONTESTSUITE_DIR;
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 tests_check_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS)

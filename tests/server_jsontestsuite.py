@@ -8,10 +8,9 @@ from server_lib import (TOP_SRCDIR, Server, check, expect_error, expect_result, 
 
 
 def corpus_dir():
+    # tests/local.mk exports JSONTESTSUITE_DIR: the shared test data beside the checkout.
     for d in (os.environ.get("JSONTESTSUITE_DIR"),
-              os.path.join(TOP_SRCDIR, "tests", "data", "JSONTestSuite", "test_parsing"),
-              os.path.join(TOP_SRCDIR, "tests", "JSONTestSuite", "test_parsing"),
-              "/work/shared/testdata/JSONTestSuite/test_parsing"):
+              os.path.join(TOP_SRCDIR, "..", "shared", "testdata", "JSONTestSuite", "test_parsing")):
         if d and os.path.isdir(d):
             return d
     return None

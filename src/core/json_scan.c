@@ -36,7 +36,7 @@ static int fail(const char *t, size_t len, size_t at, size_t *end, hermes_error_
 	return -1;
 }
 
-static int hexval(char c)
+int hermes_json_hexval(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -53,7 +53,7 @@ static long read_u4(const char *t, size_t len, size_t p)
 		return -1;
 	long v = 0;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval(t[p + (size_t)i]);
+		int h = hermes_json_hexval(t[p + (size_t)i]);
 		if (h < 0)
 			return -1;
 		v = v * 16 + h;

@@ -21,4 +21,7 @@ int hermes_json_scan(const char *text, size_t len, unsigned flags, int max_depth
 /* Offset of the first non-whitespace byte at or after pos (JSON whitespace). */
 size_t hermes_json_skip_ws(const char *text, size_t len, size_t pos);
 
+/* The value of a hexadecimal digit (for \u escapes), or -1. */
+int hermes_json_hexval(char c);
+
 #endif

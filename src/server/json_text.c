@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_scan.h"
 #include "server/json_text.h"
 
 const char *hermes_jt_skip_ws(const char *p, const char *end)
@@ -74,22 +75,11 @@ static void put_utf8(char **o, uint32_t cp)
 	*o = (char *)u;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static uint32_t hex4(const char *p, const char *end)
 {
 	uint32_t v = 0;
 	for (int i = 0; i < 4; i++) {
-		int h = p + i < end ? hexval(p[i]) : -1;
+		int h = p + i < end ? hermes_json_hexval(p[i]) : -1;
 		if (h < 0)
 			return 0xfffd;
 		v = v * 16 + (uint32_t)h;
