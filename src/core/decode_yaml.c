@@ -219,8 +219,6 @@ static void cyaml_failure(cyaml_err_t rc, const yaml_log_t *log, const hermes_ve
 		                 "YAML aliases (*name) are not allowed in an envelope");
 	} else if (sscanf(m, "Unexpected key: %127[^\n]", key) == 1) {
 		if (verb && in_args) {
-			log_path(log, true, path, sizeof path);
-			/* The backtrace's innermost entry is the mapping itself, not the key. */
 			hermes_decode_err_unknown_field(err, verb->args, verb->name, "arguments.", key);
 		} else {
 			hermes_error_set(err, HERMES_E_INVALID_ENVELOPE,

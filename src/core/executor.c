@@ -148,15 +148,17 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 
 static const hermes_verb_desc_t *lookup(hermes_executor_t *ex, const char *name, hermes_error_t *e)
 {
-	const hermes_verb_desc_t *desc = hermes_executor_find(ex, name);
-	if (!desc && hermes_verb_desc_find(name)) {
+	const hermes_verb_desc_t *desc = hermes_verb_desc_find(name);
+	if (desc && ex->handlers[desc - hermes_verb_descs])
+		return desc;
+	if (desc) {
 		hermes_error_set(e, HERMES_E_UNKNOWN_VERB, "verb '%s' is not available in this executor",
-		                 hermes_verb_desc_find(name)->name);
+		                 desc->name);
 		snprintf(e->field, sizeof e->field, "verb");
-	} else if (!desc) {
+	} else {
 		hermes_decode_err_unknown_verb(e, name);
 	}
-	return desc;
+	return NULL;
 }
 
 hermes_outcome_t hermes_execute_cjson(hermes_executor_t *ex, const char *verb, const cJSON *json,
