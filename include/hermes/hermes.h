@@ -85,8 +85,9 @@ const char *hermes_executor_root(const hermes_executor_t *executor);
  * *result_json always receives a malloc'd, NUL-terminated JSON object (free with free()): the
  * verb's result, or for an envelope that could not be decoded {"succeeded":false,...} with
  * errorCode InvalidEnvelope, UnknownVerb or InvalidArguments. In that last case err (if not NULL)
- * also gets the details, including the line and field where known. Only if memory runs out is
- * *result_json set to NULL. */
+ * also gets the details, including the line and field where known. When the verb ran and failed
+ * (HERMES_OUTCOME_FAILED), err gets the result's errorCode and errorMessage. Only if memory runs
+ * out is *result_json set to NULL. */
 hermes_outcome_t hermes_execute(hermes_executor_t *executor, const char *text, size_t len,
                                 unsigned flags, hermes_cancel_t *cancel, char **result_json,
                                 hermes_error_t *err);

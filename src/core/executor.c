@@ -129,7 +129,8 @@ static hermes_outcome_t invalid(const hermes_error_t *e, unsigned flags, char **
 
 /* Runs a registered verb on decoded arguments (which it frees). */
 static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *desc, void *args,
-                            unsigned flags, hermes_cancel_t *cancel, char **out)
+                            unsigned flags, hermes_cancel_t *cancel, char **out,
+                            hermes_error_t *err)
 {
 	hermes_call_t call = { &ex->config, ex->host, cancel };
 	void *result = hermes_struct_new(desc->result);
@@ -139,7 +140,11 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 		return HERMES_OUTCOME_FAILED;
 	}
 	ex->handlers[desc - hermes_verb_descs](&call, args, result);
-	bool ok = ((hermes_result_common_t *)result)->succeeded;
+	const hermes_result_common_t *common = result;
+	bool ok = common->succeeded;
+	if (!ok && err) /* the front ends act on the code (Cancelled) without re-reading the JSON */
+		hermes_error_set(err, common->error_code, "%s",
+		                 common->error_message ? common->error_message : "");
 	*out = hermes_encode_result(desc->result, result, flags);
 	hermes_struct_free(desc->result, result);
 	hermes_struct_free(desc->args, args);
@@ -217,7 +222,7 @@ hermes_outcome_t hermes_execute_cjson(hermes_executor_t *ex, const char *verb, c
 	                                     json == arguments ? "" : "arguments.", &e);
 	if (!args)
 		return invalid(&e, flags, out, err);
-	return run(ex, desc, args, flags, cancel, out);
+	return run(ex, desc, args, flags, cancel, out, err);
 }
 
 hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t len, unsigned flags,
@@ -248,7 +253,7 @@ hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t 
 		}
 		if (!desc)
 			return invalid(&e, flags, out, err);
-		return run(ex, desc, args, flags, cancel, out);
+		return run(ex, desc, args, flags, cancel, out, err);
 	}
 
 	size_t start = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0, end;
