@@ -47,11 +47,25 @@ case_ "redeclared common field" 's/HERMES_FIELD(exitCode, INT32/HERMES_FIELD(suc
 	"'succeeded' is a common result field and cannot be redeclared"
 case_ "unterminated string" 's/"first line to return, counting from 1")/"first line to return)/' \
 	"unterminated string"
+case_ "unknown trait" '/HERMES_VERB("fs.exists"/{n;s/READ_ONLY | IDEMPOTENT/READ_ONLY | QUICK/;}' \
+	"unknown trait 'QUICK' \\(expected READ_ONLY \\| DESTRUCTIVE \\| IDEMPOTENT \\| SPAWNS \\| LONG, or NONE\\)"
+case_ "duplicate trait" '/HERMES_VERB("fs.readFile"/{n;s/| LONG/| LONG | LONG/;}' \
+	"duplicate trait 'LONG'"
+case_ "read-only and destructive" '/HERMES_VERB("fs.listDir"/{n;s/READ_ONLY/READ_ONLY | DESTRUCTIVE/;}' \
+	"traits 'READ_ONLY' and 'DESTRUCTIVE' contradict each other"
+case_ "destructive and read-only" '/HERMES_VERB("proc.run"/{n;s/DESTRUCTIVE/DESTRUCTIVE | READ_ONLY/;}' \
+	"traits 'DESTRUCTIVE' and 'READ_ONLY' contradict each other"
+case_ "NONE with a trait" '/HERMES_VERB("fs.moveFile"/{n;s/NONE/NONE | LONG/;}' \
+	"'NONE' cannot be combined with other traits"
+case_ "traits left out" '/HERMES_VERB("fs.copyFile"/{n;d;}' \
+	'HERMES_VERB takes 5 arguments \("name", ArgsType, ResultType, TRAITS, "description"\), got 4'
+case_ "traits as a string" '/HERMES_VERB("fs.copyFile"/{n;s/LONG/"LONG"/;}' \
+	"HERMES_VERB: expected traits \\(e.g. READ_ONLY \\| IDEMPOTENT, or NONE\\)"
 case_ "duplicate error code" 's/^HERMES_ERROR(AlreadyExists,/HERMES_ERROR(NotFound,/' \
 	"error code 'NotFound' is already declared" errors.def
 
 # Deterministic: the same table gives the same bytes.
-for out in types-h descriptors-c yaml-schema-c; do
+for out in types-h descriptors-c yaml-schema-c man-verbs; do
 	$gen --defs "$top_srcdir/defs" "$out" >"$WS/a" && $gen --defs "$top_srcdir/defs" "$out" >"$WS/b"
 	checks=$((checks + 1))
 	cmp -s "$WS/a" "$WS/b" || fail "$out is not deterministic"

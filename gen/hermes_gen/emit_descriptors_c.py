@@ -1,6 +1,6 @@
 """Emits src/core/gen_descriptors.c: descriptor tables for every type and verb, the error code
 names, and the typed free functions (thin wrappers over the generic one)."""
-from .names import c_string, c_type, snake, upper
+from .names import c_string, c_type, snake, trait_mask, upper
 
 KINDS = {"string": "HERMES_KIND_STRING", "int32": "HERMES_KIND_INT32",
          "int64": "HERMES_KIND_INT64", "bool": "HERMES_KIND_BOOL"}
@@ -65,8 +65,9 @@ def emit(table):
 
     out.append("const hermes_verb_desc_t hermes_verb_descs[] = {\n")
     for v in table.verbs:
-        out.append("\t{ %s, %s,\n\t  &hermes_type_%s, &hermes_type_%s },\n"
-                   % (c_string(v.name), c_string(v.description), v.args.name, v.result.name))
+        out.append("\t{ %s, %s,\n\t  &hermes_type_%s, &hermes_type_%s, %s },\n"
+                   % (c_string(v.name), c_string(v.description), v.args.name, v.result.name,
+                      trait_mask(v.traits)))
     out.append("};\nconst size_t hermes_verb_desc_count = %d;\n\n" % len(table.verbs))
 
     out.append("const char *const hermes_errcode_names[] = {\n\tNULL,\n")

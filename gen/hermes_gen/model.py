@@ -32,11 +32,21 @@ class Type:
         return [f.element for f in self.fields if f.is_object_list]
 
 
+# The verb traits, in the order of their bits in core/desc.h (HERMES_TRAIT_<name>). What each one
+# means is written in the header of defs/verbs.def and in hermes-verbs(7).
+TRAITS = ("READ_ONLY", "DESTRUCTIVE", "IDEMPOTENT", "SPAWNS", "LONG")
+# Pairs of traits that no verb may have together.
+CONFLICTING_TRAITS = (("READ_ONLY", "DESTRUCTIVE"),)
+
+
 class Verb:
-    def __init__(self, name, args, result, description, loc):
+    """traits: names from TRAITS, in TRAITS order (empty for NONE)."""
+
+    def __init__(self, name, args, result, traits, description, loc):
         self.name = name
         self.args = args
         self.result = result
+        self.traits = traits
         self.description = description
         self.loc = loc
 

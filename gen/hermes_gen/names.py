@@ -33,3 +33,13 @@ def c_string(text):
             out.append("\\%03o" % b)
     out.append('"')
     return "".join(out)
+
+
+def handler(verb_name):
+    """The C function that implements a verb: fs.readRange -> hermes_verb_fs_read_range."""
+    return "hermes_verb_%s" % snake(verb_name)
+
+
+def trait_mask(traits):
+    """A C expression of HERMES_TRAIT_* bits (core/desc.h) for trait names; 0 for none."""
+    return " | ".join("HERMES_TRAIT_%s" % t for t in traits) or "0"

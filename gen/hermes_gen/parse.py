@@ -6,7 +6,7 @@ message: 'defs/verbs.def:42: error: unknown type 'int33''.
 """
 import re
 
-from .model import ErrorCode, Field, Table, Type, Verb
+from .model import CONFLICTING_TRAITS, TRAITS, ErrorCode, Field, Table, Type, Verb
 
 SCALARS = {"STRING": "string", "INT32": "int32", "INT64": "int64", "BOOL": "bool"}
 INT_RANGES = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
@@ -33,7 +33,7 @@ _TOKEN = re.compile(r"""
     (?P<string>"(?:[^"\\\n]|\\.)*") |
     (?P<ident>[A-Za-z_][A-Za-z0-9_]*) |
     (?P<number>-?[0-9]+) |
-    (?P<punct>[(),])
+    (?P<punct>[(),|])
 """, re.VERBOSE | re.DOTALL)
 
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "'": "'"}
@@ -115,7 +115,14 @@ def parse_calls(toks):
             if toks[i + 1][0] == "punct" and toks[i + 1][1] == "(":
                 return ("call", call(), loc)
             i += 1
-            return ("ident", v, loc)
+            if not (toks[i][0] == "punct" and toks[i][1] == "|"):
+                return ("ident", v, loc)
+            names = [(v, loc)]   # A | B | C: a set of flags
+            while toks[i][0] == "punct" and toks[i][1] == "|":
+                i += 1
+                fv, floc = expect("ident")
+                names.append((fv, floc))
+            return ("flags", names, loc)
         raise loc.error("expected an argument, found '%s'" % (v if v is not None else "end of file"))
 
     def call():
@@ -143,9 +150,19 @@ def _want(call, kinds):
             call.name, len(kinds), "" if len(kinds) == 1 else "s", len(call.args)))
     for (k, v, loc), want in zip(call.args, kinds):
         if k != want:
-            what = {"string": "a string", "ident": "a name", "call": "a type", "number": "a number"}
+            what = {"string": "a string", "ident": "a name", "call": "a type", "number": "a number",
+                    "flags": "names joined by |"}
             raise loc.error("%s: expected %s, found %s" % (call.name, what[want], what[k]))
     return [v for _, v, _ in call.args]
+
+
+def _spell(kind, value):
+    """An argument as the table wrote it, for messages (a call by its name)."""
+    if kind == "call":
+        return value.name
+    if kind == "flags":
+        return " | ".join(n for n, _ in value)
+    return value
 
 
 def _description(text, loc):
@@ -190,7 +207,7 @@ def _field(table, call):
             if element.is_result:
                 raise tloc.error("'%s' is a result type and cannot be a list element" % ename)
     else:
-        raise tloc.error("unknown type '%s'" % (tv.name if tk == "call" else tv))
+        raise tloc.error("unknown type '%s'" % _spell(tk, tv))
     default = None
     if pk == "ident" and pv in ("REQUIRED", "OPTIONAL"):
         presence = pv.lower()
@@ -216,10 +233,36 @@ def _field(table, call):
             raise dloc2.error("a list cannot have a default")
     else:
         raise ploc.error("unknown presence '%s' (expected REQUIRED, OPTIONAL or DEFAULT(value))"
-                         % (pv.name if pk == "call" else pv))
+                         % _spell(pk, pv))
     if dk != "string":
         raise dloc.error("HERMES_FIELD: expected a description string")
     return Field(name, kind, element, presence, default, _description(desc, dloc), call.loc)
+
+
+def _traits(arg):
+    """TRAITS of HERMES_VERB: NONE, or trait names joined by |; returned in TRAITS order."""
+    kind, value, loc = arg
+    if kind == "ident":
+        names = [(value, loc)]
+    elif kind == "flags":
+        names = value
+    else:
+        raise loc.error("HERMES_VERB: expected traits (e.g. READ_ONLY | IDEMPOTENT, or NONE)")
+    seen = []
+    for name, nloc in names:
+        if name == "NONE":
+            if len(names) > 1:
+                raise nloc.error("'NONE' cannot be combined with other traits")
+            return []
+        if name not in TRAITS:
+            raise nloc.error("unknown trait '%s' (expected %s, or NONE)" % (name, " | ".join(TRAITS)))
+        if name in seen:
+            raise nloc.error("duplicate trait '%s'" % name)
+        for a, b in CONFLICTING_TRAITS:
+            if (name == a and b in seen) or (name == b and a in seen):
+                raise nloc.error("traits '%s' and '%s' contradict each other" % ((b, a) if name == a else (a, b)))
+        seen.append(name)
+    return [t for t in TRAITS if t in seen]
 
 
 def _build(calls, table, path):
@@ -260,7 +303,13 @@ def _build(calls, table, path):
         elif c.name == "HERMES_VERB":
             if current is not None:
                 raise c.loc.error("HERMES_VERB inside a type (missing HERMES_END())")
-            name, aname, rname, desc = _want(c, ["string", "ident", "ident", "string"])
+            if len(c.args) != 5:
+                raise c.loc.error("HERMES_VERB takes 5 arguments (\"name\", ArgsType, ResultType, TRAITS, "
+                                  "\"description\"), got %d" % len(c.args))
+            traits = _traits(c.args[3])
+            # the traits were read above; _want checks the kinds of the other four arguments
+            name, aname, rname, _, desc = _want(
+                c, ["string", "ident", "ident", c.args[3][0], "string"])
             if not re.fullmatch(r"[a-z]+\.[a-z][A-Za-z0-9]*", name):
                 raise c.args[0][2].error("invalid verb name '%s' (expected family.camelCase)" % name)
             if name.lower() in verb_names:
@@ -278,7 +327,7 @@ def _build(calls, table, path):
             for v in table.verbs:
                 if v.args is args or v.result is result:
                     raise c.loc.error("verb '%s' shares a type with '%s'; every verb has its own" % (name, v.name))
-            table.verbs.append(Verb(name, args, result, _description(desc, c.args[3][2]), c.loc))
+            table.verbs.append(Verb(name, args, result, traits, _description(desc, c.args[4][2]), c.loc))
         else:
             raise c.loc.error("unknown macro '%s'" % c.name)
     if current is not None:

@@ -50,11 +50,21 @@ struct hermes_type_desc {
 	bool is_result;            /* starts with hermes_result_common_t, has the common fields */
 };
 
+/* Verb traits, declared beside each verb in defs/verbs.def (whose header, like hermes-verbs(7),
+ * says what each one means). Whatever treats verbs differently (scheduling, annotations, policy,
+ * the IDL) tests a trait, never a verb name. */
+#define HERMES_TRAIT_READ_ONLY   0x01u
+#define HERMES_TRAIT_DESTRUCTIVE 0x02u
+#define HERMES_TRAIT_IDEMPOTENT  0x04u
+#define HERMES_TRAIT_SPAWNS      0x08u
+#define HERMES_TRAIT_LONG        0x10u
+
 typedef struct hermes_verb_desc {
 	const char *name;          /* "fs.readRange" */
 	const char *description;
 	const hermes_type_desc_t *args;
 	const hermes_type_desc_t *result;
+	unsigned traits;           /* HERMES_TRAIT_* bits */
 } hermes_verb_desc_t;
 
 /* Emitted by the generator (gen_descriptors.c). */
