@@ -65,7 +65,7 @@ case_ "duplicate error code" 's/^HERMES_ERROR(AlreadyExists,/HERMES_ERROR(NotFou
 	"error code 'NotFound' is already declared" errors.def
 
 # Deterministic: the same table gives the same bytes.
-for out in types-h descriptors-c yaml-schema-c man-verbs; do
+for out in types-h descriptors-c yaml-schema-c handlers-h registry-c man-verbs; do
 	$gen --defs "$top_srcdir/defs" "$out" >"$WS/a" && $gen --defs "$top_srcdir/defs" "$out" >"$WS/b"
 	checks=$((checks + 1))
 	cmp -s "$WS/a" "$WS/b" || fail "$out is not deterministic"

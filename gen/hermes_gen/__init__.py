@@ -7,13 +7,16 @@ import argparse
 import os
 import sys
 
-from . import emit_descriptors_c, emit_man, emit_types_h, emit_yaml_schema_c
+from . import (emit_descriptors_c, emit_handlers_h, emit_man, emit_registry_c, emit_types_h,
+               emit_yaml_schema_c)
 from .parse import DefError, load_table
 
 EMITTERS = {
     "types-h": emit_types_h.emit,
     "descriptors-c": emit_descriptors_c.emit,
     "yaml-schema-c": emit_yaml_schema_c.emit,
+    "handlers-h": emit_handlers_h.emit,
+    "registry-c": emit_registry_c.emit,
     "man-verbs": emit_man.emit,
 }
 

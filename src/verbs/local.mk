@@ -6,10 +6,11 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/atomic.c src/verbs/atomic.h \
 	src/verbs/lines.c src/verbs/lines.h \
 	src/verbs/handlers.h \
+	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
+	src/verbs/executor_new.c \
 	src/verbs/fs_read.c \
 	src/verbs/fs_write.c \
 	src/verbs/fs_tree.c \
 	src/verbs/proc_run.c \
-	src/verbs/sys_info.c \
-	src/verbs/builtin.c
+	src/verbs/sys_info.c
 libhermes_verbs_la_LIBADD = libhermes_core.la

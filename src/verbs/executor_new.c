@@ -1,0 +1,34 @@
+/* verbs/executor_new.c: hermes_executor_new() (public, hermes.h): an executor confined to a
+ * workspace root, with the handler of every verb of the table registered (gen_registry.c). */
+#include <config.h>
+
+#include <stdlib.h>
+
+#include "core/verb.h"
+#include "verbs/gen_handlers.h"
+#include "verbs/workspace.h"
+
+int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err)
+{
+	hermes_config_t defaults = {0};
+	if (!config)
+		config = &defaults;
+	hermes_ws_t *ws;
+	if (hermes_ws_open(config->root, &ws, err) < 0)
+		return -1;
+	hermes_executor_t *ex = hermes_executor_create(config, ws->root, ws, hermes_ws_free);
+	if (!ex) {
+		hermes_ws_free(ws);
+		hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < HERMES_VERB_COUNT; i++) {
+		if (hermes_executor_register(ex, hermes_verb_handlers[i].verb, hermes_verb_handlers[i].fn,
+		                             err) < 0) {
+			hermes_executor_free(ex); /* releases ws too */
+			return -1;
+		}
+	}
+	*out = ex;
+	return 0;
+}
