@@ -620,6 +620,35 @@ START_TEST(idl_nested_once)
 }
 END_TEST
 
+/* Traits come from the table: the descriptors carry them and the IDL opens with them. */
+START_TEST(idl_traits)
+{
+	const hermes_verb_desc_t *d = hermes_verb_desc_find("fs.readRange");
+	ck_assert_uint_eq(d->traits, HERMES_TRAIT_READ_ONLY | HERMES_TRAIT_IDEMPOTENT);
+	char *idl = hermes_idl_for_verb(d);
+	ck_assert_ptr_eq(strstr(idl, "// traits: read-only, idempotent\n// Arguments of fs.readRange"), idl);
+	free(idl);
+	d = hermes_verb_desc_find("proc.run");
+	ck_assert_uint_eq(d->traits, HERMES_TRAIT_DESTRUCTIVE | HERMES_TRAIT_SPAWNS | HERMES_TRAIT_LONG);
+	idl = hermes_idl_for_verb(d);
+	ck_assert_ptr_eq(strstr(idl, "// traits: destructive, spawns, long\n"), idl);
+	free(idl);
+	d = hermes_verb_desc_find("fs.moveFile");
+	ck_assert_uint_eq(d->traits, 0);
+	idl = hermes_idl_for_verb(d);
+	ck_assert_ptr_eq(strstr(idl, "// traits: none\n"), idl);
+	free(idl);
+	const unsigned all = HERMES_TRAIT_READ_ONLY | HERMES_TRAIT_DESTRUCTIVE | HERMES_TRAIT_IDEMPOTENT |
+	                     HERMES_TRAIT_SPAWNS | HERMES_TRAIT_LONG;
+	for (size_t i = 0; i < hermes_verb_desc_count; i++) {
+		unsigned t = hermes_verb_descs[i].traits;
+		ck_assert_msg((t & ~all) == 0, "%s: unknown trait bits", hermes_verb_descs[i].name);
+		ck_assert_msg((t & HERMES_TRAIT_READ_ONLY) == 0 || (t & HERMES_TRAIT_DESTRUCTIVE) == 0,
+		              "%s: read-only and destructive", hermes_verb_descs[i].name);
+	}
+}
+END_TEST
+
 /* ---- documents ------------------------------------------------------------------------------ */
 
 static int split(const char *text, const char **docs, size_t *lens, int *lines, int max)
@@ -701,7 +730,7 @@ static Suite *core_suite(void)
 		{ "decode", { decode_json_errors, decode_yaml_errors, decode_yaml_scalars_by_type,
 		              json_yaml_equivalence, decode_struct_fields } },
 		{ "encode", { encode_results, encode_pretty } },
-		{ "idl", { idl_read_range, idl_nested_once } },
+		{ "idl", { idl_read_range, idl_nested_once, idl_traits } },
 		{ "documents", { documents_split, cancel_token } },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/install_man.sh: the manual pages. hermes-verbs(7) names every verb the program runs and
-# every error code, with every argument and result field; hermes(1) names every command and
-# option the program accepts; both format without warnings.
+# every error code, with every argument and result field and the traits hermes schema shows;
+# hermes(1) names every command and option the program accepts; both format without warnings.
 . "$top_srcdir/tests/console_lib.sh"
 
 page() { if [ -f "$top_builddir/doc/$1" ]; then echo "$top_builddir/doc/$1"; else echo "$top_srcdir/doc/$1"; fi; }
@@ -19,6 +19,10 @@ while read -r verb _; do
 	for field in $(sed -n 's/^ *\([a-zA-Z][a-zA-Z0-9]*\)?\{0,1\}:.*/\1/p' "$tmp/idl"); do
 		grep -q "^\.BR $field " "$verbs7" || fail "hermes-verbs(7) lacks field $field of $verb"
 	done
+	traits=$(sed -n 's|^// traits: ||p' "$tmp/idl" | sed 's/-/\\-/g')
+	[ -n "$traits" ] || fail "hermes schema $verb shows no traits line"
+	sed -n "/^\.SS $verb\$/,/^\.S[SH] /p" "$verbs7" | grep -qxF "$traits." ||
+		fail "hermes-verbs(7) does not give $verb the traits its schema shows ($traits)"
 done <"$tmp/verbs"
 for code in $(sed -n 's/^HERMES_ERROR(\([A-Za-z]*\),.*/\1/p' "$top_srcdir/defs/errors.def"); do
 	grep -q "^\.B $code\$" "$verbs7" || fail "hermes-verbs(7) lacks error code $code"

@@ -1,5 +1,30 @@
-"""Emits doc/hermes-verbs.7: the manual of every verb, argument, result field and error code,
-written from the table itself so that the manual cannot disagree with what hermes runs."""
+"""Emits doc/hermes-verbs.7: the manual of every verb, its traits, arguments, result fields and
+error codes, written from the table itself so that the manual cannot disagree with what hermes runs."""
+from .model import TRAITS
+
+# What each trait means (the same words as the header of defs/verbs.def), in TRAITS order.
+TRAIT_MEANINGS = {
+    "READ_ONLY": "Changes nothing: creates, changes or removes no file, directory or process.",
+    "DESTRUCTIVE": "May delete or overwrite data that existed before the call.",
+    "IDEMPOTENT": "A second call with the same arguments, nothing else having changed in between, "
+                  "leaves the workspace as the first one did (its result may differ, e.g. NotFound), "
+                  "so a client may retry it after a lost reply.",
+    "SPAWNS": "Runs another program, which may do anything the user may.",
+    "LONG": "May take seconds or more: its time grows with the size of a file or tree, or is a "
+            "program's run time. hermes serve runs it on workers of its own, so that quick requests "
+            "are not held up behind it.",
+}
+assert tuple(TRAIT_MEANINGS) == TRAITS, "every trait needs its meaning in the manual"
+
+
+def trait_word(name):
+    """READ_ONLY -> read-only: the word the IDL (core/idl.c) and this manual use."""
+    return name.lower().replace("_", "-")
+
+
+def traits_text(traits):
+    return ", ".join(trait_word(t) for t in traits) if traits else "none"
+
 
 SCALAR_NAMES = {"string": "string", "int32": "32-bit integer", "int64": "64-bit integer",
                 "bool": "boolean"}
@@ -113,6 +138,18 @@ See
 def emit(table):
     out = [INTRO.rstrip("\n")]
     out.extend(fields_block(table.common_fields))
+    out.append(".SH TRAITS")
+    out.append("Each verb declares its traits beside it in the table.")
+    out.append(".B hermes schema")
+    out.append("prints them on the first line of a verb's IDL")
+    out.append("(\\fB// traits: read\\-only, idempotent\\fR, or \\fB// traits: none\\fR),")
+    out.append("and whatever treats verbs differently (the scheduling of")
+    out.append('.BR "hermes serve" ,')
+    out.append("for one) goes by their traits, never by their names.")
+    for t in TRAITS:
+        out.append(".TP")
+        out.append(".B %s" % roff(trait_word(t)))
+        out.append(roff(TRAIT_MEANINGS[t]))
     out.append(".SH VERBS")
     out.append(".PP")
     out.append("Hermes knows %d verbs: %s." % (
@@ -120,6 +157,9 @@ def emit(table):
     for v in table.verbs:
         out.append(".SS %s" % v.name)
         out.append(roff(v.description))
+        out.append(".PP")
+        out.append(".I Traits:")
+        out.append("%s." % roff(traits_text(v.traits)))
         out.append(".PP")
         out.append(".I Arguments")
         out.append("(%s): %s" % (v.args.name, roff(v.args.description)))

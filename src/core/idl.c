@@ -1,7 +1,8 @@
 /* core/idl.c: the schema IDL, following the spec's reference JsonSchemaBuilder: a type's
  * description as a "// " line, "type Name", "{", one "name: Type" line per property (indented two
  * spaces, "name?:" when not required, its description above it), "}". Types are listed in
- * first-use order (a type before the types it uses), none twice. */
+ * first-use order (a type before the types it uses), none twice. A verb's IDL opens with a
+ * "// traits: " line, a comment so that IDL readers that know nothing of traits skip it. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -16,6 +17,31 @@ typedef struct idl {
 	const hermes_type_desc_t *types[MAX_TYPES];
 	size_t count;
 } idl_t;
+
+/* The IDL's (and hermes-verbs(7)'s) word for each trait, in bit order. */
+static const struct {
+	unsigned bit;
+	const char *word;
+} trait_words[] = {
+	{ HERMES_TRAIT_READ_ONLY, "read-only" },
+	{ HERMES_TRAIT_DESTRUCTIVE, "destructive" },
+	{ HERMES_TRAIT_IDEMPOTENT, "idempotent" },
+	{ HERMES_TRAIT_SPAWNS, "spawns" },
+	{ HERMES_TRAIT_LONG, "long" },
+};
+
+static void write_traits(hermes_buf_t *b, unsigned traits)
+{
+	const char *sep = "";
+	hermes_buf_puts(b, "// traits: ");
+	for (size_t i = 0; i < sizeof trait_words / sizeof *trait_words; i++) {
+		if (traits & trait_words[i].bit) {
+			hermes_buf_printf(b, "%s%s", sep, trait_words[i].word);
+			sep = ", ";
+		}
+	}
+	hermes_buf_puts(b, *sep ? "\n" : "none\n");
+}
 
 static void add(idl_t *idl, const hermes_type_desc_t *t)
 {
@@ -57,6 +83,7 @@ char *hermes_idl_for_verb(const hermes_verb_desc_t *verb)
 {
 	idl_t idl = { .count = 0 };
 	hermes_buf_t b = HERMES_BUF_INIT;
+	write_traits(&b, verb->traits);
 	add(&idl, verb->args);
 	add(&idl, verb->result);
 	for (size_t i = 0; i < idl.count; i++)
