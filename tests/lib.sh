@@ -38,6 +38,13 @@ run_hermes() {
 	err=$(cat "$WS/.stderr")
 }
 
+# table_verbs: the verbs declared in defs/verbs.def, one per line, sorted case-insensitively as
+# hermes lists them. Tests compare with this, never with a written count or list, so that adding
+# a verb to the table breaks none of them.
+table_verbs() {
+	sed -n 's/^[[:space:]]*HERMES_VERB("\([^"]*\)".*/\1/p' "$top_srcdir/defs/verbs.def" | LC_ALL=C sort -f
+}
+
 finish() {
 	echo "$checks checks, $failures failed"
 	[ "$failures" -eq 0 ]
