@@ -234,8 +234,8 @@ void hermes_requests_queue(server_t *srv, hermes_rpc_message_t *m, const hermes_
 	}
 	req->srv = srv;
 	req->job.run = run_request;
-	/* proc.run waits on a child: it must not hold up a worker that quick requests need */
-	req->job.blocking = runs && strcmp(runs->name, "proc.run") == 0;
+	/* a LONG verb (proc.run, a big copy...) must not hold up a worker that quick requests need */
+	req->job.blocking = runs && (runs->traits & HERMES_TRAIT_LONG);
 	req->root = m->root;
 	req->params = m->params;
 	req->verb = verb ? verb->name : NULL;
