@@ -1,5 +1,5 @@
-# tests/core.mk: the core's Check suites, the IDL goldens, the generator's error reports and the
-# black-box tests of hermes exec/schema/verbs.
+# tests/core.mk: the core's Check suites, the IDL goldens, the generator's error reports, the
+# black-box tests of hermes exec/schema/verbs, and adding a verb end to end.
 check_PROGRAMS += tests/check_core
 tests_check_core_SOURCES = tests/check_core.c
 tests_check_core_CFLAGS = $(tests_check_cflags)
@@ -8,6 +8,11 @@ TESTS += tests/check_core
 
 TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh
 EXTRA_DIST += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/golden
+
+# Adding a verb touches the table, one handler file and its line in src/verbs/local.mk: proved on
+# a copy of the source tree (about 15 s: autoreconf, configure and two builds).
+TESTS += tests/add_verb.sh
+EXTRA_DIST += tests/add_verb.sh
 
 # Rewrites tests/golden/*.idl from the current table; review the diff before committing it.
 update-golden: hermes$(EXEEXT)
