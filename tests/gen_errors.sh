@@ -55,6 +55,8 @@ case_ "read-only and destructive" '/HERMES_VERB("fs.listDir"/{n;s/READ_ONLY/READ
 	"traits 'READ_ONLY' and 'DESTRUCTIVE' contradict each other"
 case_ "destructive and read-only" '/HERMES_VERB("proc.run"/{n;s/DESTRUCTIVE/DESTRUCTIVE | READ_ONLY/;}' \
 	"traits 'DESTRUCTIVE' and 'READ_ONLY' contradict each other"
+case_ "nothing after |" '/HERMES_VERB("fs.exists"/{n;s/READ_ONLY | IDEMPOTENT/READ_ONLY |/;}' \
+	"expected a name after '\\|', found ','"
 case_ "NONE with a trait" '/HERMES_VERB("fs.moveFile"/{n;s/NONE/NONE | LONG/;}' \
 	"'NONE' cannot be combined with other traits"
 case_ "traits left out" '/HERMES_VERB("fs.copyFile"/{n;d;}' \

@@ -120,7 +120,11 @@ def parse_calls(toks):
             names = [(v, loc)]   # A | B | C: a set of flags
             while toks[i][0] == "punct" and toks[i][1] == "|":
                 i += 1
-                fv, floc = expect("ident")
+                fk, fv, floc = toks[i]
+                if fk != "ident":
+                    raise floc.error("expected a name after '|', found '%s'"
+                                     % (fv if fv is not None else "end of file"))
+                i += 1
                 names.append((fv, floc))
             return ("flags", names, loc)
         raise loc.error("expected an argument, found '%s'" % (v if v is not None else "end of file"))
