@@ -263,8 +263,9 @@ def _traits(arg):
         if name in seen:
             raise nloc.error("duplicate trait '%s'" % name)
         for a, b in CONFLICTING_TRAITS:
-            if (name == a and b in seen) or (name == b and a in seen):
-                raise nloc.error("traits '%s' and '%s' contradict each other" % ((b, a) if name == a else (a, b)))
+            other = b if name == a else a if name == b else None
+            if other in seen:
+                raise nloc.error("traits '%s' and '%s' contradict each other" % (other, name))
         seen.append(name)
     return [t for t in TRAITS if t in seen]
 
