@@ -1,4 +1,4 @@
-/* tests/check_core.c: Check suites for src/core: the strict JSON scanner, UTF-8, the registry,
+/* tests/check_core.c: Check suites for src/core: the strict JSON reader, UTF-8, the registry,
  * both envelope decoders (every error path), JSON/YAML equivalence, the result encoder, the IDL
  * writer, document splitting and cancellation tokens. Verbs here are stubs that echo their
  * arguments, so these tests need no file system. */
@@ -20,7 +20,7 @@
 #include "core/encode.h"
 #include "core/executor.h"
 #include "core/idl.h"
-#include "core/json_scan.h"
+#include "core/json.h"
 #include "core/utf8.h"
 #include "core/verb.h"
 
@@ -130,15 +130,29 @@ static hermes_outcome_t run(const char *text)
 		ck_assert_msg(strstr(last_json, hermes_errcode_name(want)), "json: %s", last_json);  \
 	} while (0)
 
-/* ---- json_scan ------------------------------------------------------------------------------- */
+/* ---- json reader ---------------------------------------------------------------------------- */
 
-static int scan(const char *s, unsigned flags, hermes_error_t *err)
+/* 0 if s is exactly one JSON value (whitespace around it allowed), 1 if data follows it, -1 if it
+ * is not JSON. */
+static int scan(const char *s, hermes_error_t *err)
 {
 	size_t end;
-	int rc = hermes_json_scan(s, strlen(s), flags, 64, &end, err);
+	hermes_json_doc_t *doc = NULL;
+	int rc = hermes_json_parse(s, strlen(s), 64, &doc, &end, err);
+	hermes_json_doc_free(doc);
 	if (rc == 0 && hermes_json_skip_ws(s, strlen(s), end) != strlen(s))
 		return 1; /* trailing data */
 	return rc;
+}
+
+/* Parses s (which must be valid); the caller frees *doc. */
+static const hermes_json_t *tree(const char *s, size_t len, hermes_json_doc_t **doc)
+{
+	size_t end;
+	hermes_error_t err;
+	ck_assert_msg(hermes_json_parse(s, len, 64, doc, &end, &err) == 0, "%s: %s", s, err.message);
+	ck_assert_uint_eq(end, len);
+	return hermes_json_root(*doc);
 }
 
 START_TEST(scan_valid)
@@ -147,7 +161,7 @@ START_TEST(scan_valid)
 	                            "\"\\ud83d\\ude00\"", "0", "-0", "1E5", "\"\\u00e9\\/\\b\\f\\n\\r\\t\"",
 	                            "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"" };
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-		ck_assert_msg(scan(ok[i], 0, NULL) == 0, "rejected %s", ok[i]);
+		ck_assert_msg(scan(ok[i], NULL) == 0, "rejected %s", ok[i]);
 }
 END_TEST
 
@@ -158,14 +172,14 @@ START_TEST(scan_invalid)
 	                             "\"a\tb\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "[1 2]",
 	                             "{'a':1}", "\"unterminated", "[\"\\u12\"]", "\xef\xbb\xbf{}" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ck_assert_msg(scan(bad[i], 0, NULL) != 0, "accepted '%s'", bad[i]);
+		ck_assert_msg(scan(bad[i], NULL) != 0, "accepted '%s'", bad[i]);
 }
 END_TEST
 
 START_TEST(scan_positions)
 {
 	hermes_error_t err;
-	ck_assert_int_eq(scan("{\n  \"a\": 1,\n  \"b\" 2\n}", 0, &err), -1);
+	ck_assert_int_eq(scan("{\n  \"a\": 1,\n  \"b\" 2\n}", &err), -1);
 	ck_assert_int_eq(err.line, 3);
 	ck_assert_int_eq(err.column, 7);
 	ck_assert_int_eq(err.code, HERMES_E_INVALID_ENVELOPE);
@@ -173,22 +187,121 @@ START_TEST(scan_positions)
 }
 END_TEST
 
-START_TEST(scan_depth_and_nul)
+START_TEST(scan_depth)
 {
 	char deep[200];
 	hermes_error_t err;
 	memset(deep, '[', 65);
 	memset(deep + 65, ']', 65);
 	deep[130] = '\0';
-	ck_assert_int_eq(scan(deep, 0, &err), -1);
+	ck_assert_int_eq(scan(deep, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.message, "deeper than 64"));
 	memset(deep, '[', 64);
 	memset(deep + 64, ']', 64);
 	deep[128] = '\0';
-	ck_assert_int_eq(scan(deep, 0, NULL), 0); /* exactly 64 levels */
-	ck_assert_int_eq(scan("\"a\\u0000b\"", 0, NULL), 0);
-	ck_assert_int_eq(scan("\"a\\u0000b\"", HERMES_JSON_REJECT_NUL, &err), -1);
-	ck_assert_ptr_nonnull(strstr(err.message, "NUL"));
+	ck_assert_int_eq(scan(deep, NULL), 0); /* exactly 64 levels */
+}
+END_TEST
+
+/* Strings carry their length: an escaped NUL is kept, never a place where the string ends. */
+START_TEST(json_strings_carry_length)
+{
+	hermes_json_doc_t *doc;
+	const char *text = "{\"a\\u0000b\": \"x\\u0000y\\n\\u00e9\\ud83d\\ude00\", \"plain\": \"abc\"}";
+	const hermes_json_t *root = tree(text, strlen(text), &doc);
+	ck_assert_int_eq(root->type, HERMES_JSON_OBJECT);
+	ck_assert_uint_eq(root->count, 2);
+	const hermes_json_t *m = root->child;
+	ck_assert_uint_eq(m->key_len, 3);
+	ck_assert_int_eq(memcmp(m->key, "a\0b", 4), 0);
+	ck_assert_uint_eq(m->len, 10);
+	ck_assert_int_eq(memcmp(m->str, "x\0y\n\xc3\xa9\xf0\x9f\x98\x80", 11), 0);
+	ck_assert(!hermes_json_is_c_string(m));
+	ck_assert_ptr_null(hermes_json_member(root, "a")); /* "a\u0000b" is not "a" */
+	const hermes_json_t *plain = hermes_json_member(root, "plain");
+	ck_assert_ptr_nonnull(plain);
+	ck_assert(hermes_json_is_c_string(plain));
+	ck_assert_str_eq(plain->str, "abc");
+	/* Positions: the raw text of each value. */
+	ck_assert_int_eq(strncmp(text + plain->start, "\"abc\"", plain->end - plain->start), 0);
+	hermes_json_doc_free(doc);
+}
+END_TEST
+
+START_TEST(json_integers)
+{
+	static const struct { const char *text; int rc; long long value; } cases[] = {
+		{ "0", 0, 0 }, { "-0", 0, 0 }, { "2147483647", 0, 2147483647 },
+		{ "-2147483648", 0, -2147483648LL }, { "2147483648", -2, 0 }, { "1.0", -1, 0 },
+		{ "1e3", -1, 0 }, { "1E0", -1, 0 }, { "-1.5", -1, 0 }, { "1e400", -1, 0 },
+		{ "99999999999999999999999", -2, 0 }, { "\"1\"", -1, 0 }, { "true", -1, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		hermes_json_doc_t *doc;
+		const hermes_json_t *v = tree(cases[i].text, strlen(cases[i].text), &doc);
+		int64_t out = 42;
+		ck_assert_msg(hermes_json_integer(v, INT32_MIN, INT32_MAX, &out) == cases[i].rc, "%s",
+		              cases[i].text);
+		if (cases[i].rc == 0)
+			ck_assert_int_eq(out, cases[i].value);
+		hermes_json_doc_free(doc);
+	}
+	/* Int64 is exact over its whole range: no detour through a double. */
+	hermes_json_doc_t *doc;
+	const hermes_json_t *v = tree("9223372036854775807", 19, &doc);
+	int64_t out;
+	ck_assert_int_eq(hermes_json_integer(v, INT64_MIN, INT64_MAX, &out), 0);
+	ck_assert(out == INT64_MAX);
+	hermes_json_doc_free(doc);
+	v = tree("9007199254740993", 16, &doc);
+	ck_assert_int_eq(hermes_json_integer(v, INT64_MIN, INT64_MAX, &out), 0);
+	ck_assert(out == 9007199254740993LL);
+	hermes_json_doc_free(doc);
+}
+END_TEST
+
+/* Repeated keys are marked, in linear time: 200,000 members, every one repeated once. */
+START_TEST(json_repeated_keys)
+{
+	hermes_json_doc_t *doc;
+	const char *small = "{\"a\":1,\"b\":2,\"a\":3,\"b\":4}";
+	const hermes_json_t *root = tree(small, strlen(small), &doc);
+	ck_assert_ptr_nonnull(root->first_repeat);
+	ck_assert_str_eq(root->first_repeat->key, "a");
+	ck_assert_str_eq(root->first_repeat->str, "3");
+	int repeated = 0;
+	for (const hermes_json_t *m = root->child; m; m = m->next)
+		repeated += m->repeated;
+	ck_assert_int_eq(repeated, 2);
+	hermes_json_doc_free(doc);
+
+	enum { N = 100000 };
+	size_t cap = (size_t)N * 2 * 16 + 16, len = 0;
+	char *big = malloc(cap);
+	big[len++] = '{';
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < N; i++)
+			len += (size_t)snprintf(big + len, cap - len, "%s\"k%d\":%d", len > 1 ? "," : "", i, i);
+	big[len++] = '}';
+	root = tree(big, len, &doc);
+	ck_assert_uint_eq(root->count, 2 * N);
+	ck_assert_ptr_nonnull(root->first_repeat);
+	ck_assert_str_eq(root->first_repeat->key, "k0");
+	repeated = 0;
+	for (const hermes_json_t *m = root->child; m; m = m->next)
+		repeated += m->repeated;
+	ck_assert_int_eq(repeated, N);
+	hermes_json_doc_free(doc);
+	/* Distinct keys that collide in no way are not marked. */
+	len = 0;
+	big[len++] = '{';
+	for (int i = 0; i < N; i++)
+		len += (size_t)snprintf(big + len, cap - len, "%s\"k%d\":[]", i ? "," : "", i);
+	big[len++] = '}';
+	root = tree(big, len, &doc);
+	ck_assert_ptr_null(root->first_repeat);
+	hermes_json_doc_free(doc);
+	free(big);
 }
 END_TEST
 
@@ -208,18 +321,11 @@ static char *slurp(const char *path, size_t *len)
  * put into an envelope, gives either a decoding error about the value or a syntax error. */
 START_TEST(scan_json_test_suite)
 {
-	const char *srcdir = getenv("top_srcdir"), *corpus = getenv("JSONTESTSUITE_DIR");
-	char dir[4096];
-	if (corpus)
-		snprintf(dir, sizeof dir, "%s", corpus);
-	else
-		snprintf(dir, sizeof dir, "%s/../shared/testdata/JSONTestSuite/test_parsing",
-		         srcdir ? srcdir : "..");
+	/* tests/local.mk points JSONTESTSUITE_DIR at the copy in tests/data. */
+	const char *dir = getenv("JSONTESTSUITE_DIR");
+	ck_assert_msg(dir != NULL, "JSONTESTSUITE_DIR is not set (run through make check)");
 	DIR *d = opendir(dir);
-	if (!d) {
-		fprintf(stderr, "JSONTestSuite not found at %s: skipped\n", dir);
-		return;
-	}
+	ck_assert_msg(d != NULL, "JSONTestSuite not found at %s", dir);
 	int counted = 0;
 	hermes_executor_t *ex = stub_executor();
 	struct dirent *e;
@@ -231,7 +337,9 @@ START_TEST(scan_json_test_suite)
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		char *text = slurp(path, &len);
 		ck_assert_ptr_nonnull(text);
-		int rc = hermes_json_scan(text, len, 0, HERMES_JSON_MAX_DEPTH_LIMIT, &end, NULL);
+		hermes_json_doc_t *doc = NULL;
+		int rc = hermes_json_parse(text, len, HERMES_JSON_MAX_DEPTH_LIMIT, &doc, &end, NULL);
+		hermes_json_doc_free(doc);
 		bool accepted = rc == 0 && hermes_json_skip_ws(text, len, end) == len;
 		if (e->d_name[0] == 'y')
 			ck_assert_msg(accepted, "valid JSON rejected: %s", e->d_name);
@@ -351,10 +459,21 @@ START_TEST(decode_json_errors)
 	ck_assert_invalid("{\"verb\":5}", HERMES_E_INVALID_ENVELOPE, "verb: expected String");
 	ck_assert_invalid("{\"verb\":\"fs.exists\",\"arguments\":[1]}", HERMES_E_INVALID_ARGUMENTS,
 	                  "arguments: expected an object, got array");
+	/* A NUL would cut a C string short ("important.txt\u0000.bak" naming important.txt): every
+	 * string argument, name and list item refuses it, naming the field. */
 	ck_assert_invalid("{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"a\\u0000b\"}}",
-	                  HERMES_E_INVALID_ENVELOPE, "NUL");
+	                  HERMES_E_INVALID_ARGUMENTS, "path: a NUL character (\\u0000) is not allowed");
+	ck_assert_str_eq(last_err.field, "arguments.path");
+	ck_assert_int_eq(last_err.column, 41); /* the value */
+	ck_assert_invalid("{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"ls\",\"arguments\":[\"-l\",\"\\u0000\"]}}",
+	                  HERMES_E_INVALID_ARGUMENTS, "arguments[1]: a NUL character");
+	ck_assert_str_eq(last_err.field, "arguments.arguments[1]");
+	ck_assert_invalid("{\"verb\":\"fs.exists\\u0000x\",\"arguments\":{\"path\":\"a\"}}",
+	                  HERMES_E_INVALID_ENVELOPE, "verb: a NUL character");
+	ck_assert_invalid("{\"verb\":\"fs.exists\",\"arguments\":{\"path\\u0000\":\"a\"}}",
+	                  HERMES_E_INVALID_ARGUMENTS, "unknown argument 'path'");
 	ck_assert_invalid("{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"a\xff\"}}",
-	                  HERMES_E_INVALID_ENVELOPE, "not valid UTF-8 (byte 0xFF)");
+	                  HERMES_E_INVALID_ENVELOPE, "invalid UTF-8 in string (found byte 0xFF)");
 	ck_assert_int_eq(last_err.column, 43);
 	ck_assert_invalid("{\"verb\":\"fs.exists\"} {}", HERMES_E_INVALID_ENVELOPE, "unexpected data after");
 	ck_assert_invalid("{\"verb\":\"fs.exists\",\n\"arguments\":{\"path\":}}", HERMES_E_INVALID_ENVELOPE,
@@ -500,20 +619,26 @@ START_TEST(decode_struct_fields)
 {
 	hermes_error_t err;
 	const hermes_verb_desc_t *v = hermes_verb_desc_find("fs.writeRange");
-	cJSON *j = cJSON_Parse("{\"path\":\"p\",\"startLine\":3,\"content\":\"c\"}");
-	hermes_fs_write_range_args_t *a = hermes_decode_json_args(v->args, j, v->name, "", &err);
+	hermes_json_doc_t *j;
+	const char *text = "{\"path\":\"p\",\"startLine\":3,\"content\":\"c\"}";
+	hermes_fs_write_range_args_t *a =
+		hermes_decode_json_args(v->args, tree(text, strlen(text), &j), text, v->name, "", &err);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(a->path, "p");
 	ck_assert_int_eq(a->start_line, 3);
 	ck_assert(!a->has_end_line);
 	hermes_fs_write_range_args_free(a);
 	hermes_fs_write_range_args_free(NULL);
-	cJSON_Delete(j);
-	/* Bare arguments (as the server passes them) name the field without a prefix. */
-	j = cJSON_Parse("{\"path\":\"p\",\"startLine\":true,\"content\":\"c\"}");
-	ck_assert_ptr_null(hermes_decode_json_args(v->args, j, v->name, "", &err));
+	hermes_json_doc_free(j);
+	/* Bare arguments (as the server passes them) name the field without a prefix, and the
+	 * error points at the value. */
+	text = "{\"path\":\"p\",\n \"startLine\":true,\"content\":\"c\"}";
+	ck_assert_ptr_null(hermes_decode_json_args(v->args, tree(text, strlen(text), &j), text,
+	                                           v->name, "", &err));
 	ck_assert_str_eq(err.field, "startLine");
-	cJSON_Delete(j);
+	ck_assert_int_eq(err.line, 2);
+	ck_assert_int_eq(err.column, 14);
+	hermes_json_doc_free(j);
 	void *args = NULL;
 	const char *y = "verb: fs.writeRange\narguments: {path: p, startLine: 3, endLine: 4, content: \"\"}\n";
 	v = hermes_decode_yaml_envelope(y, strlen(y), &args, &err);
@@ -656,7 +781,7 @@ static int split(const char *text, const char **docs, size_t *lens, int *lines, 
 	hermes_doc_splitter_t s;
 	int n = 0;
 	hermes_doc_splitter_init(&s, text, strlen(text));
-	while (n < max && hermes_doc_next(&s, &docs[n], &lens[n], &lines[n]))
+	while (n < max && hermes_doc_next(&s, &docs[n], &lens[n], &lines[n], NULL))
 		n++;
 	return n;
 }
@@ -723,8 +848,8 @@ static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
 	struct { const char *name; const TTest *tests[12]; } cases[] = {
-		{ "json_scan", { scan_valid, scan_invalid, scan_positions, scan_depth_and_nul,
-		                 scan_json_test_suite } },
+		{ "json", { scan_valid, scan_invalid, scan_positions, scan_depth, json_strings_carry_length,
+		            json_integers, json_repeated_keys, scan_json_test_suite } },
 		{ "utf8", { utf8_validation } },
 		{ "registry", { registry_rules, errcode_names } },
 		{ "decode", { decode_json_errors, decode_yaml_errors, decode_yaml_scalars_by_type,

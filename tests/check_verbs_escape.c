@@ -161,7 +161,7 @@ START_TEST(escape_nul_bytes)
 		for (size_t j = 0; j < 4; j++) {
 			cJSON *r = vt_exec("{\"verb\":\"%s\",\"arguments\":{\"path\":\"%s\",\"content\":\"x\"}}",
 			                   verbs[j], paths[i]);
-			vt_err(r, "InvalidEnvelope", "NUL");
+			vt_err(r, "InvalidArguments", "NUL"); /* names the field: path */
 		}
 	/* The same in YAML ("\0" in a double-quoted scalar). */
 	const char *yaml = "verb: fs.writeFile\narguments:\n  path: \"ok.txt\\0/../../outside/x\"\n  content: x\n";

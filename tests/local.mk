@@ -5,15 +5,16 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
 	CK_DEFAULT_TIMEOUT=60; export CK_DEFAULT_TIMEOUT; \
-	JSONTESTSUITE_DIR='$(abs_top_srcdir)/../shared/testdata/JSONTestSuite/test_parsing'; \
+	JSONTESTSUITE_DIR='$(abs_top_srcdir)/tests/data/JSONTestSuite/test_parsing'; \
 	export JSONTESTSUITE_DIR;
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 tests_check_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_libs = libhermes_verbs.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) $(CYAML_LIBS)
-EXTRA_DIST += tests/lib.sh
+EXTRA_DIST += tests/lib.sh tests/data
 
 include tests/core.mk
 include tests/verbs.mk
 include tests/server.mk
 include tests/console.mk
+include tests/fuzz/local.mk

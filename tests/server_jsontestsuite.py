@@ -8,9 +8,9 @@ from server_lib import (TOP_SRCDIR, Server, check, expect_error, expect_result, 
 
 
 def corpus_dir():
-    # tests/local.mk exports JSONTESTSUITE_DIR: the shared test data beside the checkout.
+    # tests/local.mk exports JSONTESTSUITE_DIR: the copy in tests/data.
     for d in (os.environ.get("JSONTESTSUITE_DIR"),
-              os.path.join(TOP_SRCDIR, "..", "shared", "testdata", "JSONTestSuite", "test_parsing")):
+              os.path.join(TOP_SRCDIR, "tests", "data", "JSONTestSuite", "test_parsing")):
         if d and os.path.isdir(d):
             return d
     return None
@@ -58,14 +58,12 @@ def run_corpus(framing, files):
 
 
 def test_corpus_content_length():
-    if CORPUS is None:
-        return "skip"
+    check(CORPUS is not None, "the JSONTestSuite corpus is missing from tests/data")
     run_corpus("content-length", load())
 
 
 def test_corpus_ndjson():
-    if CORPUS is None:
-        return "skip"
+    check(CORPUS is not None, "the JSONTestSuite corpus is missing from tests/data")
     # a line is a message: files holding a newline, or nothing but blanks, cannot be sent as one
     files = [(n, d) for n, d in load() if b"\n" not in d and d.strip(b" \t\r") != b""]
     run_corpus("ndjson", files)
@@ -74,8 +72,7 @@ def test_corpus_ndjson():
 def test_corpus_inside_requests():
     """Each valid JSON value as the params of a request: a verb rejects it with -32602 (or
     accepts it), never a crash or a parse error."""
-    if CORPUS is None:
-        return "skip"
+    check(CORPUS is not None, "the JSONTestSuite corpus is missing from tests/data")
     with Server("content-length") as s:
         n = 0
         for name, data in load():

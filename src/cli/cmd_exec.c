@@ -94,10 +94,16 @@ static int run_input(hermes_executor_t *ex, const char *name, const char *text, 
 	int line, status = HERMES_EXIT_OK, count = 0;
 
 	hermes_doc_splitter_init(&split, text, len);
-	while (hermes_doc_next(&split, &doc, &doc_len, &line)) {
+	hermes_json_doc_t *json;
+	while (hermes_doc_next(&split, &doc, &doc_len, &line, &json)) {
 		char *result = NULL;
 		hermes_error_t err;
-		hermes_outcome_t outcome = hermes_execute(ex, doc, doc_len, flags, NULL, &result, &err);
+		/* A JSON envelope was read by the splitter already: run its tree, do not read it again. */
+		hermes_outcome_t outcome =
+			json ? hermes_execute_json(ex, NULL, hermes_json_root(json), doc, flags, NULL,
+			                           &result, &err)
+			     : hermes_execute(ex, doc, doc_len, flags, NULL, &result, &err);
+		hermes_json_doc_free(json);
 		count++;
 		if (!result) {
 			fprintf(stderr, "hermes: %s:%d: out of memory\n", name, line);

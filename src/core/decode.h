@@ -1,13 +1,13 @@
 /* core/decode.h: strict decoding of an envelope's arguments into the verb's argument struct, from
- * a cJSON tree (decode_json.c) or from YAML via libcyaml (decode_yaml.c). Both report errors with
+ * a tree of core/json.c (decode_json.c) or from YAML via libcyaml (decode_yaml.c). Both report errors with
  * the same messages, so JSON and YAML spellings of the same envelope give the same result. */
 #ifndef HERMES_CORE_DECODE_H
 #define HERMES_CORE_DECODE_H
 
-#include <cjson/cJSON.h>
 #include <hermes/hermes.h>
 
 #include "core/desc.h"
+#include "core/json.h"
 
 /* libcyaml loads every field into one of these (see gen/hermes_gen/emit_yaml_schema_c.py). */
 typedef struct hermes_yaml_slot {
@@ -33,10 +33,13 @@ extern const struct cyaml_schema_value *const hermes_yaml_envelope_schemas[];
 const char *hermes_field_type_name(const hermes_field_desc_t *field, char *buf, size_t size);
 
 /* Decodes a JSON arguments object (NULL or JSON null: {}) into a new struct of type desc.
- * prefix ("arguments." or "") is put before field names in err->field. Returns the struct, or
- * NULL with err filled (code HERMES_E_INVALID_ARGUMENTS, or HERMES_E_INTERNAL if out of memory). */
-void *hermes_decode_json_args(const hermes_type_desc_t *desc, const cJSON *json, const char *verb,
-                              const char *prefix, hermes_error_t *err);
+ * text (may be NULL) is the JSON text json was read from: errors then carry the line and column
+ * of the offending value. prefix ("arguments." or "") is put before field names in err->field.
+ * Returns the struct, or NULL with err filled (code HERMES_E_INVALID_ARGUMENTS, or
+ * HERMES_E_INTERNAL if out of memory). */
+void *hermes_decode_json_args(const hermes_type_desc_t *desc, const hermes_json_t *json,
+                              const char *text, const char *verb, const char *prefix,
+                              hermes_error_t *err);
 
 /* Decodes one YAML document holding an envelope. On success returns the verb descriptor and sets
  * *args to a new argument struct. On failure returns NULL with err filled (line relative to the

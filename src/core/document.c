@@ -6,13 +6,16 @@
 
 #include "core/decode.h"
 #include "core/document.h"
-#include "core/json_scan.h"
+#include "core/json.h"
+
+size_t hermes_bom_length(const char *text, size_t len)
+{
+	return (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+}
 
 hermes_format_t hermes_detect_format(const char *text, size_t len)
 {
-	/* A UTF-8 byte order mark is allowed before either format. */
-	size_t p = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
-	p = hermes_json_skip_ws(text, len, p);
+	size_t p = hermes_json_skip_ws(text, len, hermes_bom_length(text, len));
 	return (p < len && text[p] == '{') ? HERMES_FORMAT_JSON : HERMES_FORMAT_YAML;
 }
 
@@ -20,7 +23,7 @@ void hermes_doc_splitter_init(hermes_doc_splitter_t *s, const char *text, size_t
 {
 	s->text = text;
 	s->len = len;
-	s->pos = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0;
+	s->pos = hermes_bom_length(text, len);
 	s->line = 1;
 	s->format = hermes_detect_format(text, len);
 }
@@ -77,17 +80,25 @@ static size_t next_line(const char *t, size_t len, size_t p)
 	return nl ? (size_t)(nl - t) + 1 : len;
 }
 
-int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len, int *first_line)
+int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len, int *first_line,
+                    hermes_json_doc_t **json)
 {
+	if (json)
+		*json = NULL;
 	if (s->format == HERMES_FORMAT_JSON) {
 		size_t start = hermes_json_skip_ws(s->text, s->len, s->pos);
 		advance(s, start);
 		if (start >= s->len)
 			return 0;
 		size_t end;
-		if (hermes_json_scan(s->text + start, s->len - start, HERMES_JSON_REJECT_NUL,
-		                     HERMES_MAX_NESTING, &end, NULL) != 0)
+		hermes_json_doc_t *tree;
+		if (hermes_json_parse(s->text + start, s->len - start, HERMES_MAX_NESTING, &tree, &end,
+		                      NULL) != 0)
 			end = s->len - start; /* the rest is one bad document: decoding it says why */
+		else if (json)
+			*json = tree;
+		else
+			hermes_json_doc_free(tree);
 		*doc = s->text + start;
 		*doc_len = end;
 		*first_line = s->line;

@@ -11,7 +11,7 @@
 #include "core/document.h"
 #include "core/encode.h"
 #include "core/executor.h"
-#include "core/json_scan.h"
+#include "core/json.h"
 #include "core/utf8.h"
 #include "core/verb.h"
 
@@ -166,59 +166,99 @@ static const hermes_verb_desc_t *lookup(hermes_executor_t *ex, const char *name,
 	return NULL;
 }
 
-hermes_outcome_t hermes_execute_cjson(hermes_executor_t *ex, const char *verb, const cJSON *json,
-                                      unsigned flags, hermes_cancel_t *cancel, char **out,
-                                      hermes_error_t *err)
+/* Checks an envelope's size against the limit: true if it fits, else false with e filled. */
+static bool within_limit(const hermes_executor_t *ex, size_t len, hermes_error_t *e)
+{
+	if ((int64_t)len <= ex->config.max_envelope_bytes)
+		return true;
+	hermes_error_set(e, HERMES_E_INVALID_ENVELOPE,
+	                 "envelope is %zu bytes, over the limit of %lld bytes", len,
+	                 (long long)ex->config.max_envelope_bytes);
+	return false;
+}
+
+/* The name of a JSON value's type, for "expected String, got ...". */
+static const char *type_word(const hermes_json_t *v)
+{
+	switch (v->type) {
+	case HERMES_JSON_NUMBER: return "a number";
+	case HERMES_JSON_TRUE:
+	case HERMES_JSON_FALSE: return "a boolean";
+	case HERMES_JSON_NULL: return "null";
+	case HERMES_JSON_ARRAY: return "array";
+	default: return "object";
+	}
+}
+
+/* Finds the verb and arguments of an envelope object; 0, or -1 with e filled. */
+static int split_envelope(const hermes_json_t *json, const char *text, const hermes_json_t **verb,
+                          const hermes_json_t **arguments, hermes_error_t *e)
+{
+	const hermes_json_t *bad = json;
+	if (json->type != HERMES_JSON_OBJECT) {
+		hermes_error_set(e, HERMES_E_INVALID_ENVELOPE,
+		                 "an envelope must be an object with \"verb\" and \"arguments\"");
+		goto fail;
+	}
+	*verb = *arguments = NULL;
+	for (const hermes_json_t *m = json->child; m; m = m->next) {
+		bad = m;
+		const hermes_json_t **slot = strcmp(m->key, "verb") == 0        ? verb
+		                             : strcmp(m->key, "arguments") == 0 ? arguments
+		                                                                : NULL;
+		if (!slot || m->key_len != strlen(m->key)) {
+			hermes_error_set(e, HERMES_E_INVALID_ENVELOPE,
+			                 "unknown key '%s' in envelope (expected: verb, arguments)", m->key);
+			snprintf(e->field, sizeof e->field, "%s", m->key);
+			goto fail;
+		}
+		if (*slot) {
+			hermes_error_set(e, HERMES_E_INVALID_ENVELOPE, "duplicate key '%s' in envelope",
+			                 m->key);
+			snprintf(e->field, sizeof e->field, "%s", m->key);
+			goto fail;
+		}
+		*slot = m;
+	}
+	bad = *verb ? *verb : json;
+	if (!*verb) {
+		hermes_error_set(e, HERMES_E_INVALID_ENVELOPE, "missing \"verb\" in envelope");
+	} else if ((*verb)->type != HERMES_JSON_STRING) {
+		hermes_error_set(e, HERMES_E_INVALID_ENVELOPE, "verb: expected String, got %s",
+		                 type_word(*verb));
+	} else if (!hermes_json_is_c_string(*verb)) {
+		hermes_error_set(e, HERMES_E_INVALID_ENVELOPE,
+		                 "verb: a NUL character (\\u0000) is not allowed in a verb name");
+	} else {
+		return 0;
+	}
+	snprintf(e->field, sizeof e->field, "verb");
+fail:
+	if (text)
+		hermes_text_position(text, bad->start, &e->line, &e->column);
+	return -1;
+}
+
+hermes_outcome_t hermes_execute_json(hermes_executor_t *ex, const char *verb,
+                                     const hermes_json_t *json, const char *text, unsigned flags,
+                                     hermes_cancel_t *cancel, char **out, hermes_error_t *err)
 {
 	hermes_error_t e;
-	const cJSON *arguments = json;
+	const hermes_json_t *arguments = json;
 	memset(&e, 0, sizeof e);
 
+	if (json && !within_limit(ex, json->end - json->start, &e))
+		return invalid(&e, flags, out, err);
 	if (!verb) {
-		if (!cJSON_IsObject(json)) {
-			hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE,
-			                 "an envelope must be an object with \"verb\" and \"arguments\"");
+		const hermes_json_t *v;
+		if (split_envelope(json, text, &v, &arguments, &e))
 			return invalid(&e, flags, out, err);
-		}
-		const cJSON *v = NULL;
-		arguments = NULL;
-		for (const cJSON *m = json->child; m; m = m->next) {
-			const cJSON **slot = strcmp(m->string, "verb") == 0        ? &v
-			                     : strcmp(m->string, "arguments") == 0 ? &arguments
-			                                                           : NULL;
-			if (!slot) {
-				hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE,
-				                 "unknown key '%s' in envelope (expected: verb, arguments)",
-				                 m->string);
-				snprintf(e.field, sizeof e.field, "%s", m->string);
-				return invalid(&e, flags, out, err);
-			}
-			if (*slot) {
-				hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE, "duplicate key '%s' in envelope",
-				                 m->string);
-				snprintf(e.field, sizeof e.field, "%s", m->string);
-				return invalid(&e, flags, out, err);
-			}
-			*slot = m;
-		}
-		if (!v) {
-			hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE, "missing \"verb\" in envelope");
-			snprintf(e.field, sizeof e.field, "verb");
-			return invalid(&e, flags, out, err);
-		}
-		if (!cJSON_IsString(v)) {
-			hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE, "verb: expected String, got %s",
-			                 cJSON_IsNumber(v) ? "a number" : cJSON_IsBool(v) ? "a boolean"
-			                 : cJSON_IsNull(v) ? "null" : cJSON_IsArray(v) ? "array" : "object");
-			snprintf(e.field, sizeof e.field, "verb");
-			return invalid(&e, flags, out, err);
-		}
-		verb = v->valuestring;
+		verb = v->str;
 	}
 	const hermes_verb_desc_t *desc = lookup(ex, verb, &e);
 	if (!desc)
 		return invalid(&e, flags, out, err);
-	void *args = hermes_decode_json_args(desc->args, arguments, desc->name,
+	void *args = hermes_decode_json_args(desc->args, arguments, text, desc->name,
 	                                     json == arguments ? "" : "arguments.", &e);
 	if (!args)
 		return invalid(&e, flags, out, err);
@@ -231,20 +271,16 @@ hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t 
 	hermes_error_t e;
 	memset(&e, 0, sizeof e);
 
-	if ((int64_t)len > ex->config.max_envelope_bytes) {
-		hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE,
-		                 "envelope is %zu bytes, over the limit of %lld bytes", len,
-		                 (long long)ex->config.max_envelope_bytes);
+	if (!within_limit(ex, len, &e))
 		return invalid(&e, flags, out, err);
-	}
-	size_t bad = hermes_utf8_validate(text, len);
-	if (bad != len) {
-		hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE,
-		                 "input is not valid UTF-8 (byte 0x%02X)", (unsigned char)text[bad]);
-		hermes_text_position(text, bad, &e.line, &e.column);
-		return invalid(&e, flags, out, err);
-	}
 	if (hermes_detect_format(text, len) == HERMES_FORMAT_YAML) {
+		size_t bad = hermes_utf8_validate(text, len);
+		if (bad != len) {
+			hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE,
+			                 "input is not valid UTF-8 (byte 0x%02X)", (unsigned char)text[bad]);
+			hermes_text_position(text, bad, &e.line, &e.column);
+			return invalid(&e, flags, out, err);
+		}
 		void *args = NULL;
 		const hermes_verb_desc_t *desc = hermes_decode_yaml_envelope(text, len, &args, &e);
 		if (desc && !lookup(ex, desc->name, &e)) {
@@ -256,28 +292,24 @@ hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t 
 		return run(ex, desc, args, flags, cancel, out, err);
 	}
 
-	size_t start = (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) ? 3 : 0, end;
-	if (hermes_json_scan(text + start, len - start, HERMES_JSON_REJECT_NUL, HERMES_MAX_NESTING,
-	                     &end, &e)) {
-		if (start)
-			hermes_text_position(text, start + end, &e.line, &e.column);
+	/* Positions count from after a byte order mark, as a person sees the text. */
+	size_t bom = hermes_bom_length(text, len);
+	text += bom;
+	len -= bom;
+	hermes_json_doc_t *doc;
+	size_t end;
+	if (hermes_json_parse(text, len, HERMES_MAX_NESTING, &doc, &end, &e))
 		return invalid(&e, flags, out, err);
-	}
-	size_t rest = hermes_json_skip_ws(text, len, start + end);
+	size_t rest = hermes_json_skip_ws(text, len, end);
 	if (rest < len) {
+		hermes_json_doc_free(doc);
 		hermes_error_set(&e, HERMES_E_INVALID_ENVELOPE,
 		                 "unexpected data after the envelope (one envelope per call)");
 		hermes_text_position(text, rest, &e.line, &e.column);
 		return invalid(&e, flags, out, err);
 	}
-	const char *parse_end = NULL;
-	cJSON *json = cJSON_ParseWithLengthOpts(text + start, end, &parse_end, 0);
-	if (!json) {
-		/* The scanner accepted it, so only memory (or cJSON's own nesting cap) can fail here. */
-		hermes_error_set(&e, HERMES_E_INTERNAL, "could not build the JSON tree (out of memory?)");
-		return invalid(&e, flags, out, err);
-	}
-	hermes_outcome_t outcome = hermes_execute_cjson(ex, NULL, json, flags, cancel, out, err);
-	cJSON_Delete(json);
+	hermes_outcome_t outcome =
+		hermes_execute_json(ex, NULL, hermes_json_root(doc), text, flags, cancel, out, err);
+	hermes_json_doc_free(doc);
 	return outcome;
 }

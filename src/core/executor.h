@@ -3,18 +3,20 @@
 #ifndef HERMES_CORE_EXECUTOR_H
 #define HERMES_CORE_EXECUTOR_H
 
-#include <cjson/cJSON.h>
 #include <hermes/hermes.h>
 
 #include "core/desc.h"
+#include "core/json.h"
 
-/* Executes from a parsed JSON value. If verb is NULL, json is a whole envelope
- * ({"verb":..., "arguments":...}); otherwise json is the arguments object of that verb (NULL or a
- * JSON null means {}). Same contract as hermes_execute(); err->field names the offending field
- * ("arguments.startLine" for an envelope, "startLine" for bare arguments). */
-hermes_outcome_t hermes_execute_cjson(hermes_executor_t *executor, const char *verb,
-                                      const cJSON *json, unsigned flags, hermes_cancel_t *cancel,
-                                      char **result_json, hermes_error_t *err);
+/* Executes from a JSON value read by core/json.c from text (text may be NULL: errors then carry
+ * no line). If verb is NULL, json is a whole envelope ({"verb":..., "arguments":...}); otherwise
+ * json is the arguments object of that verb (NULL or a JSON null means {}). Same contract as
+ * hermes_execute() (the value's text counts against max_envelope_bytes); err->field names the
+ * offending field ("arguments.startLine" for an envelope, "startLine" for bare arguments). */
+hermes_outcome_t hermes_execute_json(hermes_executor_t *executor, const char *verb,
+                                     const hermes_json_t *json, const char *text, unsigned flags,
+                                     hermes_cancel_t *cancel, char **result_json,
+                                     hermes_error_t *err);
 
 /* The registered verbs, sorted by name; index < hermes_executor_verb_count(). */
 size_t hermes_executor_verb_count(const hermes_executor_t *executor);

@@ -9,7 +9,7 @@ libhermes_core_la_SOURCES = \
 	src/core/document.h \
 	src/core/buf.c src/core/buf.h \
 	src/core/utf8.c src/core/utf8.h \
-	src/core/json_scan.c src/core/json_scan.h \
+	src/core/json.c src/core/json.h \
 	src/core/cancel.c \
 	src/core/error.c \
 	src/core/structs.c \

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/executor.h"
-#include "core/json_scan.h"
+#include "core/json.h"
 #include "core/utf8.h"
 #include "server/json_text.h"
 #include "server/jsonrpc.h"
@@ -161,11 +161,12 @@ void hermes_dispatch_message(server_t *srv, char *body, size_t len)
 {
 	size_t end = 0;
 	hermes_error_t err;
-	if (hermes_json_scan(body, len, 0, HERMES_RPC_MAX_DEPTH, &end, &err) != 0 ||
-	    hermes_json_skip_ws(body, len, end) != len) {
+	hermes_json_doc_t *tree = NULL;
+	int rc = hermes_json_parse(body, len, HERMES_RPC_MAX_DEPTH, &tree, &end, &err);
+	hermes_json_doc_free(tree);
+	if (rc != 0 || hermes_json_skip_ws(body, len, end) != len) {
 		char message[sizeof err.message + 64], data[64];
-		if (end < len && hermes_json_skip_ws(body, len, end) != len &&
-		    hermes_json_scan(body, len, 0, HERMES_RPC_MAX_DEPTH, &end, &err) == 0) {
+		if (rc == 0) {
 			int line, column;
 			hermes_text_position(body, end, &line, &column);
 			snprintf(message, sizeof message, "parse error: unexpected text after the JSON value "

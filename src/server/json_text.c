@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json_scan.h"
+#include "core/json.h"
 #include "server/json_text.h"
 
 const char *hermes_jt_skip_ws(const char *p, const char *end)

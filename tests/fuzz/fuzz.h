@@ -1,0 +1,20 @@
+/* tests/fuzz/fuzz.h: the libFuzzer entry point every target defines (see tests/fuzz/README.md). */
+#ifndef HERMES_TESTS_FUZZ_H
+#define HERMES_TESTS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A fuzz target checks the invariants it can; a broken one aborts, which both libFuzzer and the
+ * replay driver report as a failure with the input. */
+#define FUZZ_ASSERT(cond)                                                                       \
+	do {                                                                                    \
+		if (!(cond)) {                                                                  \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
+			abort();                                                                \
+		}                                                                               \
+	} while (0)
+
+#endif

@@ -1,0 +1,29 @@
+# tests/fuzz: one libFuzzer target per parser or front door. A normal build links each target
+# with replay.c into a check program that replays its corpus (make check); a build configured
+# with --enable-fuzzing (clang, CFLAGS with -fsanitize=fuzzer-no-link,...) links them with
+# libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
+FUZZ_TARGETS = tests/fuzz/fuzz_json
+fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
+fuzz_core_libs = libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS)
+
+tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_json_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/json:tests/data/JSONTestSuite/test_parsing"'
+tests_fuzz_fuzz_json_LDADD = $(fuzz_core_libs)
+
+if FUZZING
+noinst_PROGRAMS += $(FUZZ_TARGETS)
+fuzz_link_flags = -fsanitize=fuzzer
+tests_fuzz_fuzz_json_LDFLAGS = $(fuzz_link_flags)
+# BUILT_SOURCES are made only for all, check and install: make them first.
+fuzzers:
+	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
+	$(MAKE) $(AM_MAKEFLAGS) $(FUZZ_TARGETS)
+else
+check_PROGRAMS += $(FUZZ_TARGETS)
+tests_fuzz_fuzz_json_SOURCES += tests/fuzz/replay.c
+TESTS += $(FUZZ_TARGETS)
+fuzzers:
+	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1
+endif
+.PHONY: fuzzers
+EXTRA_DIST += tests/fuzz/README.md tests/fuzz/run.sh tests/fuzz/corpus
