@@ -124,7 +124,7 @@ expect_match "library versions" "$out" '^cJSON [0-9.]+, libcyaml [0-9.]+$'
 
 # hermes verbs: one line per verb with its description.
 run_hermes verbs
-expect_eq "verbs count" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 14
+expect_eq "verbs count" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 16
 expect_match "verbs line" "$out" '^fs\.readRange +Read lines startLine\.\.endLine'
 run_hermes schema fs.teleport
 expect_eq "schema unknown verb exit" "$rc" 2

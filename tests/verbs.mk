@@ -38,6 +38,12 @@ tests_check_verbs_sys_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_sys_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_sys
 
+check_PROGRAMS += tests/check_verbs_search
+tests_check_verbs_search_SOURCES = tests/check_verbs_search.c $(verbs_check_sources)
+tests_check_verbs_search_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_search_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_search
+
 check_PROGRAMS += tests/check_verbs_crash
 tests_check_verbs_crash_SOURCES = tests/check_verbs_crash.c $(verbs_check_sources)
 tests_check_verbs_crash_CFLAGS = $(tests_check_cflags)

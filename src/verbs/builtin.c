@@ -26,6 +26,8 @@ static const struct {
 	{HERMES_VERB_FS_LIST_DIR, hermes_verb_fs_list_dir},
 	{HERMES_VERB_PROC_RUN, hermes_verb_proc_run},
 	{HERMES_VERB_SYS_MACHINE_INFO, hermes_verb_sys_machine_info},
+	{HERMES_VERB_FS_SEARCH, hermes_verb_fs_search},
+	{HERMES_VERB_FS_GLOB, hermes_verb_fs_glob},
 };
 
 int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err)

@@ -24,6 +24,9 @@ void hermes_verb_fs_create_directory(const hermes_call_t *call, const void *args
 void hermes_verb_fs_delete_directory(const hermes_call_t *call, const void *args, void *result);
 /* proc_run.c */
 void hermes_verb_proc_run(const hermes_call_t *call, const void *args, void *result);
+/* fs_search.c, fs_glob.c */
+void hermes_verb_fs_search(const hermes_call_t *call, const void *args, void *result);
+void hermes_verb_fs_glob(const hermes_call_t *call, const void *args, void *result);
 /* sys_info.c */
 void hermes_verb_sys_machine_info(const hermes_call_t *call, const void *args, void *result);
 
