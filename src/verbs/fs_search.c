@@ -46,6 +46,11 @@ typedef struct sworker {
 	size_t nlocal, caplocal;
 	size_t file_found;            /* matches found in the current file */
 	bool file_truncated;          /* the current file had more than maxResults */
+	/* The largest kept key when the heap was last seen full (a copy: it only ever decreases, so
+	 * an old one just skips less). A match after it cannot be kept. */
+	char *cutoff_path;
+	int64_t cutoff_line;
+	int file_vs_cutoff;           /* strcmp(current path, cutoff_path); -1 without a cutoff */
 } sworker_t;
 
 typedef struct search {
@@ -141,6 +146,15 @@ static void flush_local(search_t *s, sworker_t *wk)
 		heap_offer(s, &wk->local[i]);
 	if (wk->file_truncated)
 		s->truncated = true;
+	if (s->nheap == s->max && (!wk->cutoff_path || strcmp(wk->cutoff_path, s->heap[0].path) != 0)) {
+		char *copy = strdup(s->heap[0].path);
+		if (copy) {
+			free(wk->cutoff_path);
+			wk->cutoff_path = copy;
+		}
+	}
+	if (s->nheap == s->max && wk->cutoff_path && strcmp(wk->cutoff_path, s->heap[0].path) == 0)
+		wk->cutoff_line = s->heap[0].line;
 	pthread_mutex_unlock(&s->mu);
 	wk->nlocal = 0;
 	wk->file_truncated = false;
@@ -244,8 +258,11 @@ static int record(search_t *s, sworker_t *wk, region_t *r, size_t ls, size_t le,
 	const char *buf = wk->buf;
 	r->cur_line += (int64_t)hermes_count_newlines(buf + r->cur_off, ls - r->cur_off);
 	r->cur_off = ls;
-	if (wk->file_found >= s->max) {
-		wk->file_truncated = true; /* every later line of this file comes after the kept ones */
+	if (wk->file_found >= s->max || wk->file_vs_cutoff > 0 ||
+	    (wk->file_vs_cutoff == 0 && wk->cutoff_path && r->cur_line > wk->cutoff_line)) {
+		/* It could not be kept, nor could any later line of this file: more matched than
+		 * maxResults, and the rest of the file need not be searched. */
+		wk->file_truncated = true;
 		return 1;
 	}
 	wk->file_found++;
@@ -423,6 +440,7 @@ static int scan(search_t *s, sworker_t *wk, int fd, off_t size, const char *path
 	wk->file_found = 0;
 	wk->file_truncated = false;
 	wk->nlocal = 0;
+	wk->file_vs_cutoff = wk->cutoff_path ? strcmp(path, wk->cutoff_path) : -1;
 	for (;;) {
 		if (!eof) {
 			bool whole = first && size > 0 && (uint64_t)size <= WHOLE_READ;
@@ -561,6 +579,7 @@ static void workers_free(search_t *s)
 		sworker_t *wk = &s->workers[i];
 		free(wk->buf);
 		free(wk->local);
+		free(wk->cutoff_path);
 		pcre2_match_data_free(wk->md);
 		pcre2_match_context_free(wk->mc);
 		pcre2_jit_stack_free(wk->js);
