@@ -511,6 +511,38 @@ START_TEST(search_include_exclude)
 }
 END_TEST
 
+START_TEST(search_deep_tree)
+{
+	/* Deeper than the walk keeps descriptors for (32): those directories are reopened from the
+	 * root, one component at a time; the ignore files of every level still apply. */
+	char rel[4096] = "ws";
+	for (int i = 0; i < 60; i++) {
+		size_t n = strlen(rel);
+		snprintf(rel + n, sizeof rel - n, "/d%d", i);
+		if (i == 45) {
+			char gi[4200];
+			snprintf(gi, sizeof gi, "%s/.gitignore", rel);
+			vt_put(gi, "*.skip\n");
+		}
+	}
+	char file[4200];
+	snprintf(file, sizeof file, "%s/deep.txt", rel);
+	vt_put(file, "hit\n");
+	snprintf(file, sizeof file, "%s/deep.skip", rel);
+	vt_put(file, "hit\n");
+	cJSON *r = search("hit", "");
+	vt_ok(r);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "matches")), 1);
+	const cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "matches"), 0);
+	char want[4200];
+	snprintf(want, sizeof want, "%s/deep.txt", rel + 3); /* without "ws/" */
+	ck_assert_str_eq(vt_str(m, "path"), want);
+	cJSON *g = vt_exec("{\"verb\":\"fs.glob\",\"arguments\":{\"pattern\":\"**/deep.*\"}}");
+	vt_ok(g);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(g, "paths")), 1);
+}
+END_TEST
+
 /* ---- fs.glob ------------------------------------------------------------------------------ */
 
 static cJSON *glob(const char *pattern, const char *extra)
@@ -599,6 +631,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, search_confined);
 	tcase_add_test(tc, search_ignore_rules);
 	tcase_add_test(tc, search_include_exclude);
+	tcase_add_test(tc, search_deep_tree);
 	tcase_add_test(tc, glob_verb);
 	suite_add_tcase(s, tc);
 	return s;
