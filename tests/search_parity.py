@@ -147,11 +147,14 @@ def run_rg(corpus, pattern, opts, engine_pcre):
     full = os.path.join(corpus, path)
     args = rg_args(opts, engine_pcre) + ["-e", pattern]
     if os.path.isdir(full):
+        # "." given, or rg would search its standard input when that is not a terminal.
         cwd, prefix = full, ("" if path == "." else path.rstrip("/") + "/")
+        args.append(".")
     else:
         cwd, prefix = corpus, ""
         args.append(path)
-    p = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.run(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
     if p.returncode not in (0, 1):
         raise RuntimeError("rg failed: %s: %s" % (args, p.stderr.decode(errors="replace")))
     matches, lines = {}, {}
@@ -159,6 +162,7 @@ def run_rg(corpus, pattern, opts, engine_pcre):
         if b"\0" not in rec:
             continue  # "--" between context groups
         name, rest = rec.split(b"\0", 1)
+        name = name[2:] if name.startswith(b"./") else name
         key_path = prefix + name.decode("utf-8")
         m = re.match(rb"(\d+):(\d+):(.*)\Z", rest, re.S)
         if m:
@@ -202,7 +206,7 @@ def rg_files(corpus, opts):
     full = os.path.join(corpus, path)
     if not os.path.isdir(full):
         return [path]
-    p = subprocess.run(args, cwd=full, stdout=subprocess.PIPE, check=True)
+    p = subprocess.run(args, cwd=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, check=True)
     prefix = "" if path == "." else path.rstrip("/") + "/"
     return [prefix + n.decode() for n in p.stdout.split(b"\0") if n]
 
