@@ -61,3 +61,8 @@ tests_check_verbs_lines_SOURCES = tests/check_verbs_lines.c
 tests_check_verbs_lines_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_lines_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_lines
+
+# fs.search against ripgrep on a generated corpus (skipped, 77, without rg or python3; run by the
+# .py driver of tests/server.mk). bench/search.sh times the two on a 50k-file tree, by hand.
+TESTS += tests/search_parity.py
+EXTRA_DIST += tests/search_parity.py tests/search_corpus.py bench/search.sh bench/search-results.md
