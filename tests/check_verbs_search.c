@@ -90,6 +90,18 @@ START_TEST(glob_errors)
 		ck_assert_ptr_null(g);
 		ck_assert_msg(why[0], "no reason for '%s'", bad[i]);
 	}
+	/* Many one-alternative groups: refused quickly, whatever their number. */
+	size_t n = 3 * 100000;
+	char *many = malloc(n + 1);
+	for (size_t i = 0; i < n; i += 3)
+		memcpy(many + i, "{a}", 3);
+	many[n] = '\0';
+	hermes_glob_t *g = NULL;
+	ck_assert_int_eq(hermes_glob_compile(many, n, 0, &g, NULL, 0), -1);
+	ck_assert_int_eq(hermes_glob_compile(many, 3 * 16, 0, &g, NULL, 0), 0);
+	ck_assert(hermes_glob_match(g, "aaaaaaaaaaaaaaaa", 16));
+	hermes_glob_free(g);
+	free(many);
 }
 END_TEST
 

@@ -129,7 +129,7 @@ static void strlist_free(strlist_t *l)
 }
 
 /* Expands the first {…} group of p (recursively the rest) into out. -1 syntax, -2 memory. */
-static int expand(const char *p, size_t n, strlist_t *out, char *why, size_t whysize)
+static int expand(const char *p, size_t n, strlist_t *out, int depth, char *why, size_t whysize)
 {
 	size_t open = n;
 	for (size_t i = 0; i < n; i++) {
@@ -204,6 +204,10 @@ static int expand(const char *p, size_t n, strlist_t *out, char *why, size_t why
 		snprintf(why, whysize, "'{' at offset %zu is never closed", open);
 		return -1;
 	}
+	if (depth >= HERMES_GLOB_MAX_GROUPS) {
+		snprintf(why, whysize, "it has more than %d {...} groups", HERMES_GLOB_MAX_GROUPS);
+		return -1;
+	}
 	size_t rest = n - close - 1;
 	for (size_t a = 0; a < nalt; a++) {
 		size_t alen = ends[a] - starts[a];
@@ -213,7 +217,7 @@ static int expand(const char *p, size_t n, strlist_t *out, char *why, size_t why
 		memcpy(joined, p, open);
 		memcpy(joined + open, p + starts[a], alen);
 		memcpy(joined + open + alen, p + close + 1, rest);
-		int rc = expand(joined, open + alen + rest, out, why, whysize);
+		int rc = expand(joined, open + alen + rest, out, depth + 1, why, whysize);
 		free(joined);
 		if (rc)
 			return rc;
@@ -416,7 +420,7 @@ int hermes_glob_compile(const char *pattern, size_t len, unsigned flags, hermes_
 		whysize = sizeof whybuf;
 	}
 	strlist_t alts = {0};
-	int rc = expand(pattern, len, &alts, why, whysize);
+	int rc = expand(pattern, len, &alts, 0, why, whysize);
 	if (rc) {
 		strlist_free(&alts);
 		return rc;

@@ -11,8 +11,10 @@
  * so only a literal '.' in the pattern reaches a hidden file or directory. */
 #define HERMES_GLOB_PERIOD 1u
 
-/* The most alternatives a pattern may expand to ({a,b}{c,d} is four). */
+/* The most alternatives a pattern may expand to ({a,b}{c,d} is four), and the most {...}
+ * groups it may hold (a pattern comes from ignore files too: its cost must stay bounded). */
 #define HERMES_GLOB_MAX_ALTERNATIVES 64
+#define HERMES_GLOB_MAX_GROUPS 16
 
 typedef struct hermes_glob hermes_glob_t;
 
