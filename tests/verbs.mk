@@ -38,6 +38,12 @@ tests_check_verbs_sys_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_sys_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_sys
 
+check_PROGRAMS += tests/check_verbs_search
+tests_check_verbs_search_SOURCES = tests/check_verbs_search.c $(verbs_check_sources)
+tests_check_verbs_search_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_search_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_search
+
 check_PROGRAMS += tests/check_verbs_crash
 tests_check_verbs_crash_SOURCES = tests/check_verbs_crash.c $(verbs_check_sources)
 tests_check_verbs_crash_CFLAGS = $(tests_check_cflags)
@@ -55,3 +61,8 @@ tests_check_verbs_lines_SOURCES = tests/check_verbs_lines.c
 tests_check_verbs_lines_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_lines_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_lines
+
+# fs.search against ripgrep on a generated corpus (skipped, 77, without rg or python3; run by the
+# .py driver of tests/server.mk). bench/search.sh times the two on a 50k-file tree, by hand.
+TESTS += tests/search_parity.py
+EXTRA_DIST += tests/search_parity.py tests/search_corpus.py bench/search.sh bench/search-results.md

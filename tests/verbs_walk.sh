@@ -4,7 +4,7 @@
 # exactly the same rules.
 set -u
 status=0
-for suite in read write tree escape; do
+for suite in read write tree escape search; do
 	prog="${top_builddir:-.}/tests/check_verbs_$suite"
 	if ! HERMES_TEST_NO_OPENAT2=1 "$prog"; then
 		echo "FAIL: check_verbs_$suite with the descriptor walk" >&2

@@ -59,7 +59,9 @@ def fields_block(fields):
     out = []
     for f in fields:
         out.append(".TP")
-        out.append('.BR %s " (%s, %s)"' % (f.name, roff(type_name(f)), roff(presence(f))))
+        # Inside a quoted macro argument a double quote is written twice (a string default).
+        out.append('.BR %s " (%s, %s)"' % (f.name, roff(type_name(f)),
+                                          roff(presence(f)).replace('"', '""')))
         out.append(roff(f.description))
     return out
 

@@ -24,7 +24,8 @@ C_SCALARS = {"string": "char *", "int32": "int32_t ", "int64": "int64_t ", "bool
 
 
 def _comment(text):
-    return "/* %s */" % text.replace("*/", "* /")
+    # "*/" would end the comment and "/*" inside one is a warning: both get a space.
+    return "/* %s */" % text.replace("*/", "* /").replace("/*", "/ *")
 
 
 def _field_lines(f):

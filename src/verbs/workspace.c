@@ -5,6 +5,7 @@
 
 #include "verbs/workspace.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -704,4 +705,104 @@ void hermes_ws_fail(void *result, int rc, const char *action, const char *path)
 	hermes_result_fail(result, hermes_ws_errcode(rc), "cannot %s '%s': %s", action,
 	                   hermes_ws_shown(path, shown, sizeof shown),
 	                   hermes_ws_strerror(rc, why, sizeof why));
+}
+
+/* ---- the canonical path of a directory (fs.search, fs.glob) ------------------------------- */
+
+/* The name under which parent lists the object st describes, into name (NAME_MAX + 1 bytes). */
+static int name_in_parent(int parent, const struct stat *st, char *name)
+{
+	int dfd = openat(parent, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int e = errno;
+		close(dfd);
+		return -e;
+	}
+	/* d_ino first; a mount point's d_ino is not its root's, so then compare with fstatat. */
+	int rc = -ENOENT;
+	for (int pass = 0; pass < 2 && rc == -ENOENT; pass++) {
+		rewinddir(d);
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			if (pass == 0 && de->d_ino != st->st_ino)
+				continue;
+			struct stat est;
+			if (fstatat(parent, de->d_name, &est, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    est.st_ino == st->st_ino && est.st_dev == st->st_dev) {
+				snprintf(name, NAME_MAX + 1, "%s", de->d_name);
+				rc = 0;
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int hermes_ws_dir_path(const hermes_ws_t *ws, int dirfd, char **out)
+{
+	struct stat root, st;
+	if (fstat(ws->root_fd, &root) < 0)
+		return -errno;
+	int cur = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0)
+		return -errno;
+	char *buf = malloc(PATH_MAX * 2);
+	if (!buf) {
+		close(cur);
+		return -ENOMEM;
+	}
+	size_t pos = PATH_MAX * 2 - 1; /* the path is built backwards from the end of buf */
+	buf[pos] = '\0';
+	int rc = 0;
+	for (;;) {
+		if (fstat(cur, &st) < 0) {
+			rc = -errno;
+			break;
+		}
+		if (st.st_ino == root.st_ino && st.st_dev == root.st_dev)
+			break;
+		int parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0) {
+			rc = -errno;
+			break;
+		}
+		struct stat pst;
+		if (fstat(parent, &pst) < 0 || (pst.st_ino == st.st_ino && pst.st_dev == st.st_dev)) {
+			close(parent);
+			rc = HERMES_WS_EOUTSIDE; /* reached "/" without meeting the root */
+			break;
+		}
+		char name[NAME_MAX + 1];
+		rc = name_in_parent(parent, &st, name);
+		if (rc) {
+			close(parent);
+			break;
+		}
+		size_t n = strlen(name);
+		if (n + 1 > pos) {
+			close(parent);
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		if (buf[pos])
+			buf[--pos] = '/';
+		pos -= n;
+		memcpy(buf + pos, name, n);
+		close(cur);
+		cur = parent;
+	}
+	close(cur);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	memmove(buf, buf + pos, PATH_MAX * 2 - pos);
+	*out = buf;
+	return 0;
 }

@@ -77,4 +77,10 @@ void hermes_ws_fail(void *result, int rc, const char *action, const char *path);
 /* path shortened for a message (at most ~200 bytes, cut at a UTF-8 boundary), into buf. */
 const char *hermes_ws_shown(const char *path, char *buf, size_t size);
 
+/* The canonical path from the root of the directory open as dirfd (any open mode): "" for the
+ * root itself, else names joined by '/', without ".", ".." or symlinks, found by walking up
+ * through ".." as getcwd() does. On success *out is malloc'd (caller frees) and 0 returned; a
+ * directory that is not beneath the root gives HERMES_WS_EOUTSIDE. */
+int hermes_ws_dir_path(const hermes_ws_t *ws, int dirfd, char **out);
+
 #endif
