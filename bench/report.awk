@@ -86,6 +86,20 @@ function goal_met(g, hv, s,    n, c, i, r, unknown) {
 	return unknown ? "?" : "yes"
 }
 function count(x) { return x == "" ? "—" : sprintf(x >= 100 ? "%.0f" : "%.3g", x) }
+# (slowest run - fastest run) / median run, of a comma-separated list of run times
+function spread(l,    n, a, i, lo, hi, m) {
+	if (l == "") return ""
+	n = split(l, a, ",")
+	lo = hi = a[1] + 0
+	for (i = 2; i <= n; i++) { if (a[i] + 0 < lo) lo = a[i] + 0; if (a[i] + 0 > hi) hi = a[i] + 0 }
+	for (i = 1; i <= n; i++) a[i] += 0
+	m = median(a, n)
+	return m > 0 ? 100 * (hi - lo) / m : ""
+}
+function median(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
 function pct(p) { return p == "" ? "—" : sprintf("%.0f%%", p) }
 function js(s) { gsub(/\\/, "&&", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 function jn(x) { return x == "" ? "null" : sprintf("%.6g", x) }
@@ -116,20 +130,21 @@ function print_table(    r, hv, s, g, met, ref, rp, e, p) {
 		meta["coreutils"], meta["bench_commit"]
 	printf "- big file %s; medians of %s timed runs per row (%s on the big file); server memory over %s requests\n\n",
 		meta["big_file"], meta["runs"], meta["bulk_runs"], meta["rss_requests"]
-	print "| work | Hermes | reference | ratio now | goal | met | client CPU (Hermes / ref) | Hermes peak RSS |"
-	print "|---|---|---|---|---|---|---|---|"
+	print "| work | Hermes | reference | ratio now | goal | met | client CPU (Hermes / ref) | run spread (Hermes / ref) | Hermes peak RSS |"
+	print "|---|---|---|---|---|---|---|---|---|"
 	for (r = 1; r <= nrows; r++) {
 		hv = hermes_value(r); s = R[r, 3] == "flat" ? "" : speedup(R[r, 3], hv, R[r, 13])
 		g = R[r, 4]; met = goal_met(g, hv, s)
 		ref = R[r, 12] == "" ? "—" : R[r, 12] (R[r, 13] == "" ? "" : ": " value(R[r, 3], R[r, 13]))
 		if (R[r, 3] == "flat") {
 			split(R[r, 19], e, " ")
-			printf "| %s | %s–%s over the run (%s) | — | max/min %.3f | %s | %s | %s / — | %s |\n", R[r, 2],
+			printf "| %s | %s–%s over the run (%s) | — | max/min %.3f | %s | %s | %s / — | — | %s |\n", R[r, 2],
 				mib(e[1]), mib(e[2]), rate(e[4]), hv, goal_text(g), met, pct(R[r, 6]), mib(R[r, 8])
 			continue
 		}
-		printf "| %s | %s | %s | %s | %s | %s | %s / %s | %s |\n", R[r, 2], value(R[r, 3], hv), ref, ratio(s),
-			goal_text(g), met == "" ? "—" : met, pct(R[r, 6]), pct(R[r, 14]), mib(R[r, 8])
+		printf "| %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s |\n", R[r, 2], value(R[r, 3], hv), ref,
+			ratio(s), goal_text(g), met == "" ? "—" : met, pct(R[r, 6]), pct(R[r, 14]), pct(spread(R[r, 11])),
+			pct(spread(R[r, 17])), mib(R[r, 8])
 	}
 	print ""
 	print "- Hermes: one `hermes serve --framing=ndjson` per row, requests from bench/client.c through pipes,"
@@ -138,7 +153,7 @@ function print_table(    r, hv, s, g, met, ref, rp, e, p) {
 	print "  Commands: started afresh by the client (posix_spawn) for every run, output drained through a pipe."
 	print "- ratio: reference time / Hermes time (Hermes rate / reference rate); goal: issue 11's, in the same terms."
 	print "- client CPU: the client's own CPU time over the measurement's wall time (near 100% would mean the"
-	print "  client, not the server, set the pace)."
+	print "  client, not the server, set the pace). run spread: (slowest run - fastest) / median run."
 	print "- fs.readRange has no from-the-end form yet: it is asked for lines N-9..N, N known beforehand. The MCP"
 	print "  server's tail=10 returns 9 lines of a file that ends with a newline."
 	print "- fs.copyFile fsyncs the copy before it appears, hence `cp && sync FILE` as its like-for-like reference;"
