@@ -553,8 +553,10 @@ static int do_serve(const struct options *o)
 	handshake(&s);
 
 	struct run_stats st = {0};
-	if (o->warmup > 0)
+	if (o->warmup > 0) {
+		prepare_run(o);
 		run_requests(&s, o, o->warmup, &st);
+	}
 	st.failures = 0;
 
 	double per[MAX_RUNS], rtt_med[MAX_RUNS], wall = 0, client = 0, server = 0;
