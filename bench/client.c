@@ -16,7 +16,9 @@
  *   (repeatable, sent round robin;
  *   for mcp, METHOD is the tool's name and PARAMS_JSON its arguments)   --inflight K (requests
  *   outstanding at once; 1 = strict request/response, each round trip timed)   --rss-samples M
- *   (the server's VmRSS read M times along each run)   --server-stderr FILE
+ *   (the server's VmRSS read M times along each run)   --server-stderr FILE   --perf-control
+ *   CTL_FIFO,ACK_FIFO (the server runs under `perf stat -D -1 --control fifo:CTL,ACK`: its
+ *   counters are enabled for the timed runs only, not the start, warm-up or exit)
  * spawn only:  --stdin FILE (every run's standard input; /dev/null otherwise)
  *
  * Output: one line of key=value pairs on stdout (print_serve, print_spawn). Exit status 1 if a
@@ -51,7 +53,7 @@ struct request {
 struct options {
 	bool serve, mcp, clen, sync;
 	long runs, count, warmup, inflight, rss_samples;
-	const char *expect, *warm, *unlink_path, *server_stderr, *stdin_path;
+	const char *expect, *warm, *unlink_path, *server_stderr, *stdin_path, *perf_control;
 	struct request req[MAX_REQUESTS];
 	int nreq;
 	char **argv;
@@ -152,6 +154,37 @@ static void warm_file(const char *path)
 	while (read(fd, buf, sizeof buf) > 0)
 		;
 	close(fd);
+}
+
+/* "enable" or "disable" perf stat's counters, and wait for its "ack" */
+static void perf_command(const struct options *o, const char *cmd)
+{
+	static int ctl = -1, ack = -1;
+	if (!o->perf_control)
+		return;
+	if (ctl < 0) {
+		/* O_RDWR: opening a FIFO so never blocks on Linux, whether perf has opened it yet or not */
+		char path[4096];
+		snprintf(path, sizeof path, "%s", o->perf_control);
+		char *comma = strchr(path, ',');
+		if (!comma) {
+			fprintf(stderr, "client: --perf-control wants CTL_FIFO,ACK_FIFO\n");
+			exit(2);
+		}
+		*comma = '\0';
+		if ((ctl = open(path, O_RDWR | O_CLOEXEC)) < 0 || (ack = open(comma + 1, O_RDWR | O_CLOEXEC)) < 0)
+			die(path);
+	}
+	if (write(ctl, cmd, strlen(cmd)) != (ssize_t)strlen(cmd))
+		die("write to perf's control FIFO");
+	char buf[64];
+	size_t got = 0;
+	while (got < 4) {
+		ssize_t r = read(ack, buf + got, sizeof buf - got);
+		if (r <= 0)
+			die("read perf's ack");
+		got += (size_t)r;
+	}
 }
 
 static void prepare_run(const struct options *o)
@@ -567,9 +600,11 @@ static int do_serve(const struct options *o)
 	for (long r = 0; r < o->runs; r++) {
 		prepare_run(o);
 		st.nrtt = 0;
+		perf_command(o, "enable\n");
 		double c0 = self_cpu(), s0 = proc_cpu(s.pid), t0 = now();
 		run_requests(&s, o, o->count, &st);
 		double t = now() - t0;
+		perf_command(o, "disable\n");
 		client += self_cpu() - c0;
 		server += proc_cpu(s.pid) - s0;
 		wall += t;
@@ -759,6 +794,8 @@ int main(int argc, char **argv)
 			o.unlink_path = v;
 		else if (strcmp(a, "--server-stderr") == 0)
 			o.server_stderr = v;
+		else if (strcmp(a, "--perf-control") == 0)
+			o.perf_control = v;
 		else if (strcmp(a, "--stdin") == 0)
 			o.stdin_path = v;
 		else if (strcmp(a, "--proto") == 0) {

@@ -162,8 +162,9 @@ function print_table(    r, hv, s, g, met, ref, rp, e, p) {
 		print "- quick mode: the big-file rows ran on " meta["big_file"] ", with fewer requests: indicative only."
 	if (nperf == 0) return
 	print ""
-	print "Counts (--perf): per request of a Hermes server row, less a session that answers one fs.exists;"
-	print "per run of a command (the whole process)."
+	print "Counts (--perf), per request of a Hermes server row (perf stat: during a timed run; strace -c: a"
+	print "whole session less one that answers a single fs.exists), per run of a command (the whole process,"
+	print "after a warm-up run)."
 	print ""
 	print "| row | side | per | task-clock | context switches | page faults | system calls | most frequent |"
 	print "|---|---|---|---|---|---|---|---|"
