@@ -18,5 +18,6 @@ TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_smoke.sh tests/server_py.sh tests/server_lib.py $(SERVER_PY_TESTS)
 
-# The benchmark (bench/server.sh HERMES) is run by hand; its driver and last figures ship too.
-EXTRA_DIST += bench/server.sh bench/server_bench.c bench/server-results.md
+# The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure); they ship
+# with their client. Their figures are in the README.
+EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh

@@ -53,8 +53,6 @@ TESTS += tests/check_verbs_crash
 # The same suites through the descriptor walk, and the verbs end to end through hermes exec.
 TESTS += tests/verbs_walk.sh tests/verbs_cli.sh
 EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
-# The benchmark is run by hand (bench/verbs.sh), shipped with its latest figures.
-EXTRA_DIST += bench/verbs.sh bench/verbs-results.md
 
 check_PROGRAMS += tests/check_verbs_lines
 tests_check_verbs_lines_SOURCES = tests/check_verbs_lines.c
