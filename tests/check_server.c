@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "server/framing.h"
-#include "server/json_text.h"
+#include "core/json.h"
 #include "server/jsonrpc.h"
 #include "server/pool.h"
 
@@ -190,9 +190,25 @@ END_TEST
 
 /* ---- JSON-RPC ------------------------------------------------------------------------------ */
 
+/* The message of the last parse() (the classified message points into its tree). */
+static hermes_json_doc_t *parsed;
+
 static hermes_rpc_kind_t parse(const char *text, hermes_rpc_message_t *m)
 {
-	return hermes_rpc_parse(text, strlen(text), m);
+	hermes_json_doc_free(parsed);
+	parsed = NULL;
+	ck_assert_int_eq(hermes_json_parse(text, strlen(text), HERMES_RPC_MAX_DEPTH, &parsed, NULL, NULL), 0);
+	return hermes_rpc_parse(hermes_json_root(parsed), text, m);
+}
+
+/* The id key of a JSON text (a number or a string). */
+static char *key_of(const char *text, size_t *len)
+{
+	hermes_json_doc_t *doc = NULL;
+	ck_assert_int_eq(hermes_json_parse(text, strlen(text), 8, &doc, NULL, NULL), 0);
+	char *k = hermes_rpc_id_key(hermes_json_root(doc), len);
+	hermes_json_doc_free(doc);
+	return k;
 }
 
 START_TEST(rpc_classification)
@@ -201,10 +217,11 @@ START_TEST(rpc_classification)
 	ck_assert_int_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":1.50,\"method\":\"a\",\"params\":{\"x\":1}}", &m),
 	                 HERMES_RPC_REQUEST);
 	ck_assert_str_eq(m.id, "1.50");
-	ck_assert_str_eq(m.id_key, "n1.5");
+	ck_assert_str_eq(m.id_key, "n15e-1");
 	ck_assert_str_eq(m.method, "a");
 	ck_assert_ptr_nonnull(m.params);
-	ck_assert_int_eq(strncmp(m.params_raw, "{\"x\":1}", m.params_raw_len), 0);
+	ck_assert_int_eq(m.params->type, HERMES_JSON_OBJECT);
+	ck_assert_ptr_nonnull(hermes_json_member(m.params, "x"));
 	hermes_rpc_message_clear(&m);
 
 	ck_assert_int_eq(parse("{\"method\":\"a\",\"jsonrpc\":\"2.0\",\"params\":null}", &m), HERMES_RPC_NOTIFICATION);
@@ -215,6 +232,12 @@ START_TEST(rpc_classification)
 	ck_assert_int_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":1}", &m), HERMES_RPC_RESPONSE);
 	hermes_rpc_message_clear(&m);
 
+	/* an id null is a request answered with id null */
+	ck_assert_int_eq(parse("{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"a\"}", &m), HERMES_RPC_REQUEST);
+	ck_assert_str_eq(m.id, "null");
+	ck_assert_ptr_null(m.id_key);
+	hermes_rpc_message_clear(&m);
+
 	struct { const char *text; const char *id; } bad[] = {
 		{"{\"id\":1,\"method\":\"a\"}", "1"},
 		{"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":3}", "2"},
@@ -223,6 +246,10 @@ START_TEST(rpc_classification)
 		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"a\"}", NULL},
 		{"{\"jsonrpc\":\"2.0\",\"\\u0069d\":1,\"id\":2,\"method\":\"a\"}", NULL}, /* escaped dup */
 		{"{\"jsonrpc\":\"2.0\",\"id\":4}", "4"},
+		{"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"fs.exists\\u0000x\"}", "5"}, /* NUL in method */
+		{"{\"jsonrpc\":\"2.0\\u0000\",\"id\":6,\"method\":\"a\"}", "6"},
+		{"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"a\",\"method\":\"b\"}", "7"},
+		{"[1]", NULL},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ck_assert_msg(parse(bad[i].text, &m) == HERMES_RPC_INVALID, "%s", bad[i].text);
@@ -233,24 +260,35 @@ START_TEST(rpc_classification)
 			ck_assert_ptr_null(m.id);
 		hermes_rpc_message_clear(&m);
 	}
+	hermes_json_doc_free(parsed);
+	parsed = NULL;
 }
 END_TEST
 
 START_TEST(rpc_id_keys)
 {
 	struct { const char *a, *b; int same; } cases[] = {
-		{"1", "1.0", 1}, {"1", "1e0", 1}, {"10", "1e1", 1}, {"-0", "0", 1},
+		{"1", "1.0", 1}, {"1", "1e0", 1}, {"10", "1e1", 1}, {"-0", "0", 1}, {"0.000", "0e7", 1},
+		{"10", "100e-1", 1}, {"-1.5", "-15E-1", 1}, {"1", "-1", 0}, {"1.5", "15", 0},
 		{"\"a\"", "\"\\u0061\"", 1}, {"1", "\"1\"", 0}, {"12345678901234567890", "12345678901234567891", 0},
+		{"123456789012345678901234567890", "1.23456789012345678901234567890e29", 1},
+		{"1e400", "10e399", 1}, {"1e400", "1e401", 0},
+		{"1e9999999999999999999", "1e9999999999999999998", 0}, /* keyed by text */
 		{"\"\\ud83d\\ude00\"", "\"\xf0\x9f\x98\x80\"", 1},
+		{"\"a\\u0000b\"", "\"a\\u0000c\"", 0}, {"\"a\\u0000b\"", "\"a\"", 0},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		char *a = hermes_rpc_id_key(cases[i].a, strlen(cases[i].a));
-		char *b = hermes_rpc_id_key(cases[i].b, strlen(cases[i].b));
-		ck_assert_msg((strcmp(a, b) == 0) == cases[i].same, "%s vs %s: %s %s", cases[i].a, cases[i].b, a, b);
+		size_t la, lb;
+		char *a = key_of(cases[i].a, &la);
+		char *b = key_of(cases[i].b, &lb);
+		ck_assert_msg((la == lb && memcmp(a, b, la) == 0) == cases[i].same, "%s vs %s: %.*s %.*s",
+		              cases[i].a, cases[i].b, (int)la, a, (int)lb, b);
 		free(a);
 		free(b);
 	}
-	ck_assert_ptr_null(hermes_rpc_id_key("true", 4));
+	size_t l;
+	ck_assert_ptr_null(key_of("true", &l));
+	ck_assert_ptr_null(key_of("[1]", &l));
 }
 END_TEST
 
@@ -270,23 +308,6 @@ START_TEST(rpc_reply_bodies)
 }
 END_TEST
 
-START_TEST(json_walker)
-{
-	const char *obj = " { \"a\" : [1, {\"id\": 2}, \"]}\\\"\"], \"id\" : \"x\\\"y\" , \"b\":{\"id\":3} } ";
-	const char *v;
-	size_t n;
-	ck_assert_int_eq(hermes_jt_member(obj, strlen(obj), "id", &v, &n), 1);
-	ck_assert_int_eq(strncmp(v, "\"x\\\"y\"", n), 0);
-	ck_assert_int_eq(hermes_jt_member(obj, strlen(obj), "b", &v, &n), 1);
-	ck_assert_int_eq(strncmp(v, "{\"id\":3}", n), 0);
-	ck_assert_int_eq(hermes_jt_member(obj, strlen(obj), "zz", &v, &n), 0);
-	size_t dl;
-	const char *lit = "\"a\\u00e9\\n\\ud83d\\ude00\\udc00\"";
-	char *d = hermes_jt_decode_string(lit, strlen(lit), &dl);
-	ck_assert_str_eq(d, "a\xc3\xa9\n\xf0\x9f\x98\x80\xef\xbf\xbd");
-	free(d);
-}
-END_TEST
 
 /* ---- the pool ------------------------------------------------------------------------------ */
 
@@ -387,7 +408,6 @@ static Suite *server_suite(void)
 	tcase_add_test(t, rpc_classification);
 	tcase_add_test(t, rpc_id_keys);
 	tcase_add_test(t, rpc_reply_bodies);
-	tcase_add_test(t, json_walker);
 	suite_add_tcase(s, t);
 	t = tcase_create("pool");
 	tcase_add_test(t, pool_runs_everything);

@@ -7,65 +7,94 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "server/json_text.h"
 #include "server/jsonrpc.h"
 
 void hermes_rpc_message_clear(hermes_rpc_message_t *msg)
 {
-	cJSON_Delete(msg->root);
 	free(msg->id);
 	free(msg->id_key);
 	memset(msg, 0, sizeof *msg);
 }
 
-static char *dup_span(const char *s, size_t n)
+/* The key of a number, exactly: sign, significant digits and a power of ten ("n-15e-1" for
+ * -1.50). An exponent too long for that is keyed by its text (no such id is ever the same as
+ * another written differently; none is sent in practice). */
+static char *number_key(const char *t, size_t len, size_t *key_len)
 {
-	char *d = malloc(n + 1);
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = '\0';
-	}
-	return d;
-}
-
-char *hermes_rpc_id_key(const char *raw, size_t len)
-{
-	if (len == 0)
+	char *k = malloc(len + 32);
+	if (k == NULL)
 		return NULL;
-	if (raw[0] == '"') {
-		size_t dlen;
-		char *d = hermes_jt_decode_string(raw, len, &dlen);
-		if (d == NULL)
-			return NULL;
-		char *k = malloc(dlen + 2);
-		if (k) {
-			k[0] = 's';
-			memcpy(k + 1, d, dlen);
-			k[dlen + 1] = '\0';
+	size_t i = 0, o = 0;
+	k[o++] = 'n';
+	bool neg = t[i] == '-';
+	if (neg)
+		i++;
+	size_t digits_at = o + (neg ? 1 : 0), nd = 0;
+	if (neg)
+		k[o++] = '-';
+	long long frac = 0;
+	bool in_frac = false;
+	for (; i < len && t[i] != 'e' && t[i] != 'E'; i++) {
+		if (t[i] == '.') {
+			in_frac = true;
+			continue;
 		}
-		free(d);
+		if (in_frac)
+			frac++;
+		if (nd == 0 && t[i] == '0')
+			continue; /* leading zeros */
+		k[digits_at + nd++] = t[i];
+	}
+	long long exp = 0;
+	if (i < len) {
+		i++;
+		bool eneg = t[i] == '-';
+		if (t[i] == '-' || t[i] == '+')
+			i++;
+		while (i < len && t[i] == '0')
+			i++;
+		if (len - i > 15) {
+			k[1] = 'r';
+			memcpy(k + 2, t, len);
+			*key_len = len + 2;
+			return k;
+		}
+		for (; i < len; i++)
+			exp = exp * 10 + (t[i] - '0');
+		if (eneg)
+			exp = -exp;
+	}
+	if (nd == 0) {
+		memcpy(k, "n0", 3); /* every zero: 0, -0, 0.0, 0e5 */
+		*key_len = 2;
 		return k;
 	}
-	if (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9'))
-		return NULL;
-	/* An integer is its own key, however long; 1.0 and 1e0 are the number 1 too. */
-	char *num = dup_span(raw, len);
-	if (num == NULL)
-		return NULL;
-	bool integer = strpbrk(num, ".eE") == NULL;
-	char *k = malloc(len + 40);
-	if (k) {
-		if (integer) {
-			snprintf(k, len + 40, "n%s", strcmp(num, "-0") == 0 ? "0" : num);
-		} else {
-			double d = strtod(num, NULL);
-			if (d == (double)(long long)d && d > -1e18 && d < 1e18)
-				snprintf(k, len + 40, "n%lld", (long long)d);
-			else
-				snprintf(k, len + 40, "n%.17g", d);
-		}
+	exp -= frac;
+	while (k[digits_at + nd - 1] == '0') {
+		nd--;
+		exp++;
 	}
-	free(num);
+	o = digits_at + nd;
+	o += (size_t)snprintf(k + o, len + 32 - o, "e%lld", exp);
+	*key_len = o;
+	return k;
+}
+
+char *hermes_rpc_id_key(const hermes_json_t *v, size_t *len)
+{
+	if (v == NULL)
+		return NULL;
+	if (v->type == HERMES_JSON_NUMBER)
+		return number_key(v->str, v->len, len);
+	if (v->type != HERMES_JSON_STRING)
+		return NULL;
+	char *k = malloc(v->len + 2);
+	if (k) {
+		k[0] = 's';
+		memcpy(k + 1, v->str, v->len);
+		k[v->len + 1] = '\0';
+		*len = v->len + 1;
+	}
 	return k;
 }
 
@@ -78,72 +107,76 @@ static hermes_rpc_kind_t invalid(hermes_rpc_message_t *msg, int code, const char
 	return HERMES_RPC_INVALID;
 }
 
-hermes_rpc_kind_t hermes_rpc_parse(const char *text, size_t len, hermes_rpc_message_t *msg)
+/* The member name of obj, and whether it occurs more than once. */
+static const hermes_json_t *member(const hermes_json_t *obj, const char *name, bool *repeated)
+{
+	const hermes_json_t *first = hermes_json_member(obj, name);
+	*repeated = false;
+	if (first && obj->first_repeat) {
+		for (const hermes_json_t *m = first->next; m; m = m->next)
+			if (m->repeated && m->key_len == first->key_len &&
+			    memcmp(m->key, first->key, m->key_len) == 0) {
+				*repeated = true;
+				break;
+			}
+	}
+	return first;
+}
+
+hermes_rpc_kind_t hermes_rpc_parse(const hermes_json_t *obj, const char *text,
+                                   hermes_rpc_message_t *msg)
 {
 	memset(msg, 0, sizeof msg[0]);
-	static const char *const members[] = {"jsonrpc", "id", "method", "params"};
-	const char *raw[4] = {NULL};
-	size_t raw_len[4] = {0};
-	int count[4];
+	if (obj == NULL || obj->type != HERMES_JSON_OBJECT)
+		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "a request must be a JSON object");
+	static const char *const names[] = {"jsonrpc", "id", "method", "params"};
+	const hermes_json_t *v[4];
+	bool dup[4];
 	for (int i = 0; i < 4; i++)
-		count[i] = hermes_jt_member(text, len, members[i], &raw[i], &raw_len[i]);
+		v[i] = member(obj, names[i], &dup[i]);
+	const hermes_json_t *jsonrpc = v[0], *id = v[1], *method = v[2], *params = v[3];
 
 	/* The id first, so that even an invalid request is answered with it where it is readable. */
-	if (count[1] == 1) {
-		char c = raw[1][0];
-		if (c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 'n') {
-			msg->id = dup_span(raw[1], raw_len[1]);
-			if (msg->id == NULL)
-				return invalid(msg, HERMES_RPC_INTERNAL_ERROR, "out of memory");
-			if (c != 'n') {
-				msg->id_key = hermes_rpc_id_key(raw[1], raw_len[1]);
-				if (msg->id_key == NULL)
-					return invalid(msg, HERMES_RPC_INTERNAL_ERROR, "out of memory");
-			}
-		}
+	if (id && !dup[1] && (id->type == HERMES_JSON_STRING || id->type == HERMES_JSON_NUMBER ||
+	                      id->type == HERMES_JSON_NULL)) {
+		size_t n = id->end - id->start;
+		msg->id = malloc(n + 1);
+		if (msg->id == NULL)
+			return invalid(msg, HERMES_RPC_INTERNAL_ERROR, "out of memory");
+		memcpy(msg->id, text + id->start, n);
+		msg->id[n] = '\0';
+		if (id->type != HERMES_JSON_NULL &&
+		    (msg->id_key = hermes_rpc_id_key(id, &msg->id_key_len)) == NULL)
+			return invalid(msg, HERMES_RPC_INTERNAL_ERROR, "out of memory");
 	}
 	for (int i = 0; i < 4; i++) {
-		if (count[i] > 1) {
+		if (dup[i]) {
 			char why[64];
-			snprintf(why, sizeof why, "duplicate member '%s' in the request", members[i]);
-			if (i == 1) {
-				free(msg->id);
-				msg->id = NULL;
-			}
+			snprintf(why, sizeof why, "duplicate member '%s' in the request", names[i]);
 			return invalid(msg, HERMES_RPC_INVALID_REQUEST, why);
 		}
 	}
-	if (count[1] == 1 && msg->id == NULL)
+	if (id && msg->id == NULL)
 		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "id must be a string, a number or null");
-
-	const char *end = NULL;
-	msg->root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-	if (msg->root == NULL)
-		return invalid(msg, HERMES_RPC_INTERNAL_ERROR, "out of memory parsing the message");
-	if (!cJSON_IsObject(msg->root))
-		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "a request must be a JSON object");
-
-	const cJSON *jsonrpc = cJSON_GetObjectItemCaseSensitive(msg->root, "jsonrpc");
-	const cJSON *method = cJSON_GetObjectItemCaseSensitive(msg->root, "method");
-	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg->root, "params");
-	if (!cJSON_IsString(jsonrpc) || strcmp(jsonrpc->valuestring, "2.0") != 0)
+	if (jsonrpc == NULL || jsonrpc->type != HERMES_JSON_STRING || jsonrpc->len != 3 ||
+	    memcmp(jsonrpc->str, "2.0", 3) != 0)
 		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "jsonrpc must be \"2.0\"");
 	if (method == NULL) {
-		if (msg->id && (cJSON_GetObjectItemCaseSensitive(msg->root, "result") ||
-		                cJSON_GetObjectItemCaseSensitive(msg->root, "error")))
+		if (msg->id && (hermes_json_member(obj, "result") || hermes_json_member(obj, "error")))
 			return HERMES_RPC_RESPONSE;
 		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "method is missing");
 	}
-	if (!cJSON_IsString(method))
+	if (method->type != HERMES_JSON_STRING)
 		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "method must be a string");
-	if (params && !cJSON_IsNull(params) && !cJSON_IsObject(params) && !cJSON_IsArray(params))
+	if (!hermes_json_is_c_string(method))
+		return invalid(msg, HERMES_RPC_INVALID_REQUEST,
+		               "method must not contain a NUL character (\\u0000)");
+	if (params && params->type != HERMES_JSON_NULL && params->type != HERMES_JSON_OBJECT &&
+	    params->type != HERMES_JSON_ARRAY)
 		return invalid(msg, HERMES_RPC_INVALID_REQUEST, "params must be an object or an array");
-	msg->method = method->valuestring;
-	if (params && !cJSON_IsNull(params)) {
+	msg->method = method->str;
+	if (params && params->type != HERMES_JSON_NULL)
 		msg->params = params;
-		msg->params_raw = raw[3];
-		msg->params_raw_len = raw_len[3];
-	}
 	return msg->id ? HERMES_RPC_REQUEST : HERMES_RPC_NOTIFICATION;
 }
 

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
+#include "core/json.h"
 
 #include "server/output.h"
 
@@ -14,9 +14,10 @@
 #define HERMES_RPC_METHOD_NOT_FOUND -32601
 #define HERMES_RPC_INVALID_PARAMS   -32602
 #define HERMES_RPC_INTERNAL_ERROR   -32603
+#define HERMES_RPC_NOT_INITIALIZED  -32002
 #define HERMES_RPC_CANCELLED        -32800
 
-/* Deepest nesting of arrays and objects accepted in a message (cJSON's own limit is 1000). */
+/* Deepest nesting of arrays and objects accepted in a message. */
 #define HERMES_RPC_MAX_DEPTH 512
 
 typedef enum hermes_rpc_kind {
@@ -28,25 +29,28 @@ typedef enum hermes_rpc_kind {
 } hermes_rpc_kind_t;
 
 typedef struct hermes_rpc_message {
-	cJSON *root;            /* the whole message (owned) */
-	const char *method;     /* in root; NULL unless a request or notification */
-	const cJSON *params;    /* in root; NULL if absent or null */
-	const char *params_raw; /* the raw text of params within the message text, or NULL */
-	size_t params_raw_len;
-	char *id;               /* the id's raw JSON text, NUL-terminated; NULL for a notification */
-	char *id_key;           /* the id normalised for matching $/cancelRequest (1 == 1.0) */
-	int code;               /* HERMES_RPC_INVALID: the JSON-RPC error code */
-	char why[256];          /* HERMES_RPC_INVALID: what is wrong */
+	const char *method;           /* in the tree; NULL unless a request or notification */
+	const hermes_json_t *params;  /* in the tree; NULL if absent or null */
+	char *id;                     /* the id's exact text (echoed byte for byte), malloc'd and
+	                                 NUL-terminated; NULL for a notification */
+	char *id_key;                 /* the id as $/cancelRequest matches it (1 == 1.0 == 1e0),
+	                                 malloc'd; NULL with id */
+	size_t id_key_len;            /* its length (a string id may hold NUL bytes) */
+	int code;                     /* HERMES_RPC_INVALID: the JSON-RPC error code */
+	char why[256];                /* HERMES_RPC_INVALID: what is wrong */
 } hermes_rpc_message_t;
 
-/* Classifies the message text[0..len), a JSON object already accepted by the strict validator.
- * Fills *msg (release with hermes_rpc_message_clear, whatever the result). */
-hermes_rpc_kind_t hermes_rpc_parse(const char *text, size_t len, hermes_rpc_message_t *msg);
+/* Classifies the value obj of a message read by core/json.c from text (obj's positions are
+ * offsets into text). Fills *msg, which points into obj's tree; release with
+ * hermes_rpc_message_clear whatever the result. */
+hermes_rpc_kind_t hermes_rpc_parse(const hermes_json_t *obj, const char *text,
+                                   hermes_rpc_message_t *msg);
 void hermes_rpc_message_clear(hermes_rpc_message_t *msg);
 
-/* The matching key of an id given as raw JSON text (string or number); malloc'd, NULL if out of
- * memory or not an id. */
-char *hermes_rpc_id_key(const char *raw, size_t len);
+/* The matching key of an id (a string or a number): malloc'd, its length in *len; NULL if out of
+ * memory or v is not an id. Numbers compare by value, exactly (no floating point): 1, 1.0, 1e0
+ * and 10e-1 are one key; 12345678901234567890 and ...891 are two. */
+char *hermes_rpc_id_key(const hermes_json_t *v, size_t *len);
 
 /* {"jsonrpc":"2.0","id":<id>,"result":<result>}; takes ownership of result (malloc'd JSON text). */
 void hermes_rpc_result(hermes_reply_t *r, const char *id, char *result, size_t result_len);

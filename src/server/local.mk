@@ -5,12 +5,14 @@ libhermes_server_la_SOURCES = \
 	src/server/server.c \
 	src/server/state.h \
 	src/server/framing.c src/server/framing.h \
-	src/server/json_text.c src/server/json_text.h \
 	src/server/jsonrpc.c src/server/jsonrpc.h \
 	src/server/dispatch.c \
-	src/server/replies.c \
-	src/server/requests.c \
 	src/server/methods.c \
+	src/server/lifecycle.c \
+	src/server/introspect.c \
+	src/server/requests.c \
+	src/server/inflight.c \
+	src/server/replies.c \
 	src/server/pool.c src/server/pool.h \
 	src/server/output.c src/server/output.h \
 	src/server/log.c src/server/log.h

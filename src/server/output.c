@@ -31,7 +31,6 @@ struct hermes_output {
 	pthread_cond_t idle;     /* the writer finished */
 	frame_t *head, *tail;
 	bool stopping, done, broken;
-	uint64_t written;        /* frames written */
 	uint64_t progress;       /* bytes written, to tell a slow client from a stuck one */
 	void (*on_broken)(void *);
 	void *ctx;
@@ -130,7 +129,6 @@ static void *writer_main(void *arg)
 		}
 		free_frames(list);
 		pthread_mutex_lock(&out->lock);
-		out->written += count;
 		if (out->broken && !was_broken && out->on_broken) {
 			void (*cb)(void *) = out->on_broken;
 			void *ctx = out->ctx;
@@ -192,22 +190,6 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 	out->tail = f;
 	pthread_cond_signal(&out->more);
 	pthread_mutex_unlock(&out->lock);
-}
-
-bool hermes_output_broken(hermes_output_t *out)
-{
-	pthread_mutex_lock(&out->lock);
-	bool b = out->broken;
-	pthread_mutex_unlock(&out->lock);
-	return b;
-}
-
-uint64_t hermes_output_count(hermes_output_t *out)
-{
-	pthread_mutex_lock(&out->lock);
-	uint64_t n = out->written;
-	pthread_mutex_unlock(&out->lock);
-	return n;
 }
 
 bool hermes_output_finish(hermes_output_t *out, int stall_seconds)

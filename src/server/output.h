@@ -33,8 +33,5 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 /* Writes what is queued, then stops the writer. Gives up if the client has read nothing for
  * stall_seconds (then the thread is left blocked and the output not freed; returns false). */
 bool hermes_output_finish(hermes_output_t *out, int stall_seconds);
-bool hermes_output_broken(hermes_output_t *out);
-/* Replies written so far. */
-uint64_t hermes_output_count(hermes_output_t *out);
 
 #endif

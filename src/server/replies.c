@@ -1,5 +1,6 @@
 /* server/replies.c: where replies go: straight to the writer, or into their batch until the batch
- * is complete; and the shapes of the replies the dispatch code sends. */
+ * is complete; and the shapes of the replies the method handlers send. Calls nothing but the
+ * writer (output.c). */
 #include <config.h>
 
 #include <stdarg.h>
@@ -25,11 +26,6 @@ static char *flatten(hermes_reply_t *r, size_t *len)
 	return hermes_buf_finish(&b);
 }
 
-void hermes_dispatch_send(server_t *srv, hermes_reply_t *r)
-{
-	hermes_output_send(srv->out, srv->framer.mode, r);
-}
-
 /* Sends the collected replies of a finished batch (nothing if it held only notifications). */
 void hermes_batch_send(server_t *srv, batch_t *b)
 {
@@ -50,7 +46,7 @@ void hermes_batch_send(server_t *srv, batch_t *b)
 		hermes_reply_t r = {{body, NULL}, {len, 0}, NULL};
 		if (body == NULL)
 			hermes_rpc_error(&r, NULL, HERMES_RPC_INTERNAL_ERROR, "out of memory building a batch reply", NULL);
-		hermes_dispatch_send(srv, &r);
+		hermes_output_send(srv->out, srv->framer.mode, &r);
 	} else {
 		free(body);
 	}
@@ -59,117 +55,94 @@ void hermes_batch_send(server_t *srv, batch_t *b)
 	free(b);
 }
 
-/* Puts a reply where it belongs: into its batch, or straight out. Takes r. Returns a batch that
- * is now complete (the caller sends it after unlocking), or NULL. Server lock held. */
-batch_t *hermes_batch_place_locked(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r)
+batch_t *hermes_batch_place_locked(batch_t *batch, size_t slot, hermes_reply_t *r)
 {
-	if (batch == NULL) {
-		hermes_dispatch_send(srv, r);
-		return NULL;
-	}
 	if (r->part[0] || r->part[1] || r->tail)
 		batch->bodies[slot] = flatten(r, &batch->lens[slot]);
 	return --batch->pending == 0 ? batch : NULL;
 }
 
-/* A reply made by the reader for an element or message that never reached the pool. */
 void hermes_reply_place(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r)
 {
 	if (batch == NULL) {
-		hermes_dispatch_send(srv, r);
+		if (r->part[0] || r->part[1] || r->tail)
+			hermes_output_send(srv->out, srv->framer.mode, r);
 		return;
 	}
 	pthread_mutex_lock(&srv->lock);
 	batch->pending++; /* hermes_batch_place_locked takes one off */
-	batch_t *done = hermes_batch_place_locked(srv, batch, slot, r);
+	batch_t *done = hermes_batch_place_locked(batch, slot, r);
 	pthread_mutex_unlock(&srv->lock);
 	if (done)
 		hermes_batch_send(srv, done);
 }
 
-void hermes_reply_error(server_t *srv, batch_t *batch, size_t slot, const char *id, int code,
-                        const char *message, const char *data)
-{
-	hermes_reply_t r;
-	hermes_rpc_error(&r, id, code, message, data);
-	hermes_reply_place(srv, batch, slot, &r);
-}
-
-/* A notification in a batch still owns a slot: mark it answered with nothing. */
-void hermes_reply_nothing(server_t *srv, batch_t *batch, size_t slot)
+void hermes_reply_nothing(server_t *srv, call_t *c)
 {
 	hermes_reply_t r = {{NULL, NULL}, {0, 0}, NULL};
-	if (batch)
-		hermes_reply_place(srv, batch, slot, &r);
+	if (c->batch)
+		hermes_reply_place(srv, c->batch, c->slot, &r);
 }
 
 /* An error about a request; a notification is never answered, so for one it is only logged. */
-void hermes_reply_request_error(server_t *srv, batch_t *batch, size_t slot, const char *id,
-                                int code, const char *message, const char *data)
+void hermes_reply_error(server_t *srv, call_t *c, int code, const char *message, const char *data)
 {
-	if (id) {
-		hermes_reply_error(srv, batch, slot, id, code, message, data);
-	} else {
-		hermes_log(HERMES_LOG_WARN, "notification failed: %s", message);
-		hermes_reply_nothing(srv, batch, slot);
+	if (c->m.id == NULL) {
+		hermes_log(HERMES_LOG_WARN, "notification %s failed: %s", c->m.method ? c->m.method : "",
+		           message);
+		hermes_reply_nothing(srv, c);
+		return;
 	}
+	hermes_reply_t r;
+	hermes_rpc_error(&r, c->m.id, code, message, data);
+	hermes_reply_place(srv, c->batch, c->slot, &r);
 }
 
-void hermes_reply_result(server_t *srv, batch_t *batch, size_t slot, const char *id, char *json)
+void hermes_reply_result(server_t *srv, call_t *c, char *json)
 {
-	if (id == NULL) {
+	if (c->m.id == NULL) {
 		free(json);
-		hermes_reply_nothing(srv, batch, slot);
+		hermes_reply_nothing(srv, c);
 		return;
 	}
 	hermes_reply_t r;
 	if (json == NULL)
-		hermes_rpc_error(&r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		hermes_rpc_error(&r, c->m.id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 	else
-		hermes_rpc_result(&r, id, json, strlen(json));
-	hermes_reply_place(srv, batch, slot, &r);
+		hermes_rpc_result(&r, c->m.id, json, strlen(json));
+	hermes_reply_place(srv, c->batch, c->slot, &r);
 }
 
-void hermes_reply_invalid_params(server_t *srv, batch_t *batch, size_t slot, const char *id,
-                                 const char *field, const char *errcode, const char *fmt, ...)
+static char *error_data(const char *errcode, const char *field)
+{
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"errorCode\":");
+	hermes_buf_json_string(&b, errcode, strlen(errcode));
+	if (field && field[0]) {
+		hermes_buf_puts(&b, ",\"field\":");
+		hermes_buf_json_string(&b, field, strlen(field));
+	}
+	hermes_buf_puts(&b, "}");
+	return hermes_buf_finish(&b);
+}
+
+void hermes_reply_invalid_params(server_t *srv, call_t *c, const char *field, const char *errcode,
+                                 const char *fmt, ...)
 {
 	char message[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof message, fmt, ap);
 	va_end(ap);
-	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_buf_puts(&b, "{\"errorCode\":");
-	hermes_buf_json_string(&b, errcode, strlen(errcode));
-	hermes_buf_puts(&b, ",\"field\":");
-	hermes_buf_json_string(&b, field, strlen(field));
-	hermes_buf_puts(&b, "}");
-	char *data = hermes_buf_finish(&b);
-	hermes_reply_request_error(srv, batch, slot, id, HERMES_RPC_INVALID_PARAMS, message, data);
+	char *data = error_data(errcode, field);
+	hermes_reply_error(srv, c, HERMES_RPC_INVALID_PARAMS, message, data);
 	free(data);
 }
 
-/* Answers waiting shutdown requests once nothing is in flight, and wakes a finishing loop. */
-void hermes_dispatch_check_idle(server_t *srv)
+void hermes_rpc_invalid_params(hermes_reply_t *r, const char *id, const hermes_error_t *err)
 {
-	pending_id_t *ids = NULL;
-	bool wake = false;
-	pthread_mutex_lock(&srv->lock);
-	if (srv->active_count == 0) {
-		ids = srv->shutdown_replies;
-		srv->shutdown_replies = NULL;
-		wake = srv->finishing;
-	}
-	pthread_mutex_unlock(&srv->lock);
-	while (ids) {
-		pending_id_t *next = ids->next;
-		hermes_reply_t r;
-		hermes_rpc_result(&r, ids->id, strdup("null"), 4);
-		hermes_dispatch_send(srv, &r);
-		free(ids->id);
-		free(ids);
-		ids = next;
-	}
-	if (wake)
-		hermes_server_wake(srv);
+	const char *name = hermes_errcode_name(err->code);
+	char *data = error_data(name ? name : "InvalidArguments", err->field);
+	hermes_rpc_error(r, id, HERMES_RPC_INVALID_PARAMS, err->message[0] ? err->message : "invalid params", data);
+	free(data);
 }

@@ -16,8 +16,8 @@
 #include "server/log.h"
 #include "server/state.h"
 
-/* proc.run requests running at once (each waits on a child in its own thread); more wait. */
-#define HERMES_SERVER_MAX_PROCS 64
+/* LONG verbs (proc.run, fs.search, ...) running at once, each in its own thread; more wait. */
+#define HERMES_SERVER_MAX_LONG 64
 
 /* Signal handlers can only reach globals; there is one server per process. */
 static volatile sig_atomic_t signals_seen;
@@ -77,27 +77,21 @@ static void feed_error(void *ctx, int code, const char *message)
 	hermes_dispatch_frame_error(ctx, code, message);
 }
 
-int hermes_server_run(const hermes_server_options_t *opts)
+/* The protocol descriptors move out of the way (close-on-exec, above 2): fd 0 becomes /dev/null
+ * and fd 1 a copy of stderr, so nothing a library or child prints can corrupt the protocol, and
+ * no child can inherit it. 0, or -1 (logged). */
+static int take_protocol_fds(server_t *srv, int *in, int *out)
 {
-	server_t srv;
-	memset(&srv, 0, sizeof srv);
-	srv.opts = opts;
-	srv.exit_status = -1;
-	srv.wake[0] = srv.wake[1] = -1;
-	hermes_log_set_level(opts->log_level);
-
-	/* The protocol descriptors move out of the way (close-on-exec, above 2): fd 0 becomes
-	 * /dev/null and fd 1 a copy of stderr, so nothing a library or child prints can corrupt the
-	 * protocol, and no child can inherit it. */
-	int in = fcntl(opts->in_fd, F_DUPFD_CLOEXEC, 3);
-	int out = in < 0 ? -1 : fcntl(opts->out_fd, F_DUPFD_CLOEXEC, 3);
-	if (in < 0 || out < 0 || pipe2(srv.wake, O_CLOEXEC | O_NONBLOCK) != 0) {
+	const hermes_server_options_t *opts = srv->opts;
+	*in = fcntl(opts->in_fd, F_DUPFD_CLOEXEC, 3);
+	*out = *in < 0 ? -1 : fcntl(opts->out_fd, F_DUPFD_CLOEXEC, 3);
+	if (*in < 0 || *out < 0 || pipe2(srv->wake, O_CLOEXEC | O_NONBLOCK) != 0) {
 		hermes_log(HERMES_LOG_ERROR, "cannot set up the protocol descriptors: %s", strerror(errno));
-		if (in >= 0)
-			close(in);
-		if (out >= 0)
-			close(out);
-		return 1;
+		if (*in >= 0)
+			close(*in);
+		if (*out >= 0)
+			close(*out);
+		return -1;
 	}
 	if (opts->in_fd == STDIN_FILENO) {
 		int dn = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -108,12 +102,179 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	}
 	if (opts->out_fd == STDOUT_FILENO)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+	return 0;
+}
 
+/* Puts the protocol descriptors back where they were (out only if the writer let go of it). */
+static void give_back_protocol_fds(server_t *srv, int in, int out, bool flushed)
+{
+	if (srv->opts->in_fd == STDIN_FILENO)
+		dup2(in, STDIN_FILENO);
+	close(in);
+	if (flushed) {
+		if (srv->opts->out_fd == STDOUT_FILENO)
+			dup2(out, STDOUT_FILENO);
+		close(out);
+	}
+}
+
+typedef struct saved_signals {
+	struct sigaction term, intr, pipe;
+} saved_signals_t;
+
+static void install_signals(server_t *srv, saved_signals_t *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART; /* a worker's system call is not cut short; poll() still wakes */
+	signals_seen = 0;
+	signal_wake_fd = srv->wake[1];
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGTERM, &sa, &old->term);
+	sigaction(SIGINT, &sa, &old->intr);
+	sa.sa_handler = on_sigpipe;
+	sigaction(SIGPIPE, &sa, &old->pipe);
+}
+
+static void restore_signals(const saved_signals_t *old)
+{
+	sigaction(SIGTERM, &old->term, NULL);
+	sigaction(SIGINT, &old->intr, NULL);
+	sigaction(SIGPIPE, &old->pipe, NULL);
+	signal_wake_fd = -1;
+}
+
+/* No new work from now on (the exit status is set if it is not yet). */
+static void stop_taking_work(server_t *srv, int status)
+{
+	pthread_mutex_lock(&srv->lock);
+	srv->shutdown = true;
+	pthread_mutex_unlock(&srv->lock);
+	if (srv->exit_status < 0)
+		srv->exit_status = status;
+}
+
+static void cancel_all(server_t *srv)
+{
+	size_t n = hermes_inflight_cancel(srv, NULL, 0);
+	if (n)
+		hermes_log(HERMES_LOG_INFO, "cancelled %zu request(s)", n);
+}
+
+/* What the reader loop knows between two wake-ups. */
+typedef struct loop {
+	bool eof, graceful, broken;
+	int signals_handled;
+} loop_t;
+
+/* A first SIGTERM/SIGINT finishes the work in flight; a second cancels it. */
+static void handle_signals(server_t *srv, loop_t *l)
+{
+	int seen = signals_seen;
+	if (seen <= l->signals_handled)
+		return;
+	if (l->signals_handled == 0) {
+		hermes_log(HERMES_LOG_INFO, "signal received: finishing the work in flight, then exiting "
+		           "(a second signal cancels it)");
+		stop_taking_work(srv, 0);
+		l->graceful = true;
+	}
+	if (seen >= 2) {
+		cancel_all(srv);
+		srv->stop_reading = true;
+	}
+	l->signals_handled = seen;
+}
+
+/* The client closed its end of our output: cancel everything and stop. */
+static void handle_broken_output(server_t *srv, loop_t *l)
+{
+	if (l->broken || !atomic_load(&srv->output_broken))
+		return;
+	l->broken = true;
+	hermes_log(HERMES_LOG_INFO, "the client is gone: cancelling the work in flight");
+	stop_taking_work(srv, 1);
+	cancel_all(srv);
+	srv->stop_reading = true;
+}
+
+/* Reads what stdin has and frames it; at its end, finishes the last message. */
+static void read_input(server_t *srv, loop_t *l, int in, char *buf, size_t size,
+                       const hermes_frame_sink_t *sink)
+{
+	ssize_t r = buf ? read(in, buf, size) : -1;
+	if (r > 0) {
+		hermes_framer_feed(&srv->framer, buf, (size_t)r, sink);
+	} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+		if (r < 0)
+			hermes_log(HERMES_LOG_ERROR, "reading stdin: %s", strerror(errno));
+		hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight");
+		hermes_framer_eof(&srv->framer, sink);
+		l->eof = true;
+		if (srv->exit_status < 0)
+			srv->exit_status = 0;
+	}
+}
+
+/* True once there is nothing to read and nothing in flight. */
+static bool finished(server_t *srv, const loop_t *l)
+{
+	if (!l->eof && !srv->stop_reading && !l->graceful)
+		return false;
+	pthread_mutex_lock(&srv->lock);
+	srv->finishing = true;
+	bool idle = srv->active_count == 0;
+	pthread_mutex_unlock(&srv->lock);
+	return idle;
+}
+
+/* The reader loop: stdin, the self-pipe, signals, until the session is over. */
+static void serve(server_t *srv, int in)
+{
+	hermes_frame_sink_t sink = {feed_message, feed_error, srv};
+	enum { READ_SIZE = 65536 };
+	char *buf = malloc(READ_SIZE);
+	loop_t l = {0};
+	while (!finished(srv, &l)) {
+		bool reading = !l.eof && !srv->stop_reading;
+		struct pollfd p[2] = {{srv->wake[0], POLLIN, 0}, {in, POLLIN, 0}};
+		if (poll(p, reading ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			hermes_log(HERMES_LOG_ERROR, "poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			char drain[64];
+			while (read(srv->wake[0], drain, sizeof drain) > 0)
+				;
+		}
+		handle_signals(srv, &l);
+		handle_broken_output(srv, &l);
+		if (reading && !srv->stop_reading && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_input(srv, &l, in, buf, READ_SIZE, &sink);
+	}
+	free(buf);
+}
+
+int hermes_server_run(const hermes_server_options_t *opts)
+{
+	server_t srv;
+	memset(&srv, 0, sizeof srv);
+	srv.opts = opts;
+	srv.exit_status = -1;
+	srv.wake[0] = srv.wake[1] = -1;
+	hermes_log_set_level(opts->log_level);
+
+	int in, out;
+	if (take_protocol_fds(&srv, &in, &out) != 0)
+		return 1;
 	pthread_mutex_init(&srv.lock, NULL);
 	atomic_init(&srv.output_broken, false);
 	hermes_framer_init(&srv.framer, opts->framing, opts->max_message_bytes);
 	int jobs = opts->jobs > 0 ? opts->jobs : processor_count();
-	srv.pool = hermes_pool_new(jobs, HERMES_SERVER_MAX_PROCS);
+	srv.pool = hermes_pool_new(jobs, HERMES_SERVER_MAX_LONG);
 	srv.out = hermes_output_start(out, on_output_broken, &srv);
 	if (srv.pool == NULL || srv.out == NULL) {
 		hermes_log(HERMES_LOG_ERROR, "cannot start the worker threads");
@@ -127,119 +288,25 @@ int hermes_server_run(const hermes_server_options_t *opts)
 		pthread_mutex_destroy(&srv.lock);
 		return 1;
 	}
-
-	struct sigaction sa, old_term, old_int, old_pipe;
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART; /* a worker's system call is not cut short; poll() still wakes */
-	signals_seen = 0;
-	signal_wake_fd = srv.wake[1];
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGINT, &sa, &old_int);
-	sa.sa_handler = on_sigpipe;
-	sigaction(SIGPIPE, &sa, &old_pipe);
-
+	saved_signals_t old;
+	install_signals(&srv, &old);
 	hermes_log(HERMES_LOG_INFO, "serving JSON-RPC on stdin/stdout: %d worker(s), framing %s", jobs,
 	           opts->framing == HERMES_FRAMING_NDJSON ? "ndjson"
 	           : opts->framing == HERMES_FRAMING_CONTENT_LENGTH ? "content-length" : "auto");
 
-	hermes_frame_sink_t sink = {feed_message, feed_error, &srv};
-	enum { READ_SIZE = 65536 };
-	char *buf = malloc(READ_SIZE);
-	bool eof = false, graceful = false, broken = false;
-	int signals_handled = 0;
-	for (;;) {
-		bool reading = !eof && !srv.stop_reading;
-		if (!reading || graceful) {
-			pthread_mutex_lock(&srv.lock);
-			srv.finishing = true;
-			bool idle = srv.active_count == 0;
-			pthread_mutex_unlock(&srv.lock);
-			if (idle)
-				break;
-		}
-		struct pollfd p[2] = {{srv.wake[0], POLLIN, 0}, {in, POLLIN, 0}};
-		if (poll(p, reading ? 2 : 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			hermes_log(HERMES_LOG_ERROR, "poll: %s", strerror(errno));
-			break;
-		}
-		if (p[0].revents & POLLIN) {
-			char drain[64];
-			while (read(srv.wake[0], drain, sizeof drain) > 0)
-				;
-		}
-		int seen = signals_seen;
-		if (seen > signals_handled) {
-			if (signals_handled == 0) {
-				hermes_log(HERMES_LOG_INFO, "signal received: finishing the work in flight, then exiting "
-				           "(a second signal cancels it)");
-				pthread_mutex_lock(&srv.lock);
-				srv.shutdown = true;
-				pthread_mutex_unlock(&srv.lock);
-				graceful = true;
-				if (srv.exit_status < 0)
-					srv.exit_status = 0;
-			}
-			if (seen >= 2) {
-				hermes_dispatch_cancel_all(&srv);
-				srv.stop_reading = true;
-			}
-			signals_handled = seen;
-		}
-		if (!broken && atomic_load(&srv.output_broken)) {
-			broken = true;
-			hermes_log(HERMES_LOG_INFO, "the client is gone: cancelling the work in flight");
-			pthread_mutex_lock(&srv.lock);
-			srv.shutdown = true;
-			pthread_mutex_unlock(&srv.lock);
-			hermes_dispatch_cancel_all(&srv);
-			srv.stop_reading = true;
-			if (srv.exit_status < 0)
-				srv.exit_status = 1;
-		}
-		if (reading && !srv.stop_reading && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			ssize_t r = buf ? read(in, buf, READ_SIZE) : -1;
-			if (r > 0) {
-				hermes_framer_feed(&srv.framer, buf, (size_t)r, &sink);
-			} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-				if (r < 0)
-					hermes_log(HERMES_LOG_ERROR, "reading stdin: %s", strerror(errno));
-				hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight");
-				hermes_framer_eof(&srv.framer, &sink);
-				eof = true;
-				if (srv.exit_status < 0)
-					srv.exit_status = 0;
-			}
-		}
-	}
+	serve(&srv, in);
 
-	free(buf);
 	hermes_framer_clear(&srv.framer);
 	hermes_pool_free(srv.pool);
-	hermes_dispatch_check_idle(&srv); /* shutdown replies still owed, if any */
+	hermes_inflight_shutdown(&srv, NULL); /* shutdown replies still owed, if any */
 	bool flushed = hermes_output_finish(srv.out, 30);
-
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	signal_wake_fd = -1;
+	restore_signals(&old);
 	close(srv.wake[0]);
 	close(srv.wake[1]);
 	hermes_executor_free(srv.ex);
 	free(srv.workspace_error);
 	pthread_mutex_destroy(&srv.lock);
-
-	if (opts->in_fd == STDIN_FILENO)
-		dup2(in, STDIN_FILENO);
-	close(in);
-	if (flushed) {
-		if (opts->out_fd == STDOUT_FILENO)
-			dup2(out, STDOUT_FILENO);
-		close(out);
-	}
+	give_back_protocol_fds(&srv, in, out, flushed);
 	hermes_log(HERMES_LOG_INFO, "exiting with status %d", srv.exit_status < 0 ? 0 : srv.exit_status);
 	return srv.exit_status < 0 ? 0 : srv.exit_status;
 }

@@ -1,5 +1,11 @@
-/* server/state.h: the state of one `hermes serve` session, shared by the reader loop (server.c)
- * and the message dispatch (dispatch.c). Internal to src/server. */
+/* server/state.h: the state of one `hermes serve` session and the types its files pass between
+ * them (messages, batches, calls, pooled requests). Internal to src/server.
+ *
+ * Who calls whom (never the other way): server.c (the reader loop) -> dispatch.c (one message)
+ * -> methods.c (the method table) -> lifecycle.c, introspect.c, requests.c (the methods) ->
+ * inflight.c (work in flight, idleness) -> replies.c (where a reply goes) -> output.c (the
+ * writer). Nothing below dispatch.c calls back into it or into the reader loop; the loop is woken
+ * through the self-pipe. */
 #ifndef HERMES_SERVER_STATE_H
 #define HERMES_SERVER_STATE_H
 
@@ -8,13 +14,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
 #include <hermes/hermes.h>
 
+#include "core/json.h"
 #include "server/framing.h"
+#include "server/jsonrpc.h"
 #include "server/output.h"
 #include "server/pool.h"
 #include "server/server.h"
+
+/* One framed message, read once into a tree. Shared by the requests it holds (a batch's elements
+ * run at once), freed when the last reference goes. */
+typedef struct message {
+	char *body;               /* the message text; the tree's positions are offsets into it */
+	size_t len;
+	hermes_json_doc_t *doc;
+	atomic_size_t refs;
+} message_t;
+
+/* Takes a reference. */
+message_t *hermes_message_ref(message_t *m);
+/* Drops one; the last frees the message. NULL is fine. */
+void hermes_message_unref(message_t *m);
 
 /* A batch: its replies are collected and sent together once the last one is in. */
 typedef struct batch {
@@ -24,20 +45,32 @@ typedef struct batch {
 	size_t *lens;
 } batch_t;
 
+/* One request or notification being answered: what the method handlers are given. The handler
+ * settles it exactly once, by a reply (replies.c) or by handing it to the pool (requests.c). */
+typedef struct call {
+	hermes_rpc_message_t m;               /* id (NULL: a notification), method, params */
+	message_t *msg;                       /* the message holding m's tree (a reference) */
+	batch_t *batch;                       /* NULL unless the message was a batch */
+	size_t slot;                          /* the element's index in the batch */
+	const struct hermes_verb_desc *verb;  /* a verb called by name as the method, else NULL */
+} call_t;
+
 /* A request (or notification) handed to the worker pool. Lives from dispatch until its reply is
- * queued; while it lives it is on the server's active list, where $/cancelRequest finds it. */
+ * placed; while it lives it is on the server's in-flight list, where $/cancelRequest finds it. */
 typedef struct request {
 	hermes_pool_job_t job;          /* first: the pool hands this back to run_request */
-	struct request *prev, *next;    /* the active list (server lock) */
+	struct request *prev, *next;    /* the in-flight list (server lock) */
 	struct request *dropped;        /* a list of requests taken off the queue by a cancel */
 	struct server *srv;
-	cJSON *root;                    /* the message (owns params) */
-	const cJSON *params;            /* the verb's arguments, or the envelope for hermes/execute */
+	message_t *msg;                 /* a reference: params live in its tree */
+	const hermes_json_t *params;    /* the verb's arguments, or the envelope for hermes/execute */
 	const char *verb;               /* the verb's name, or NULL for hermes/execute */
-	char *id, *id_key;              /* NULL for a notification */
+	char *id;                       /* raw id text; NULL for a notification */
+	char *id_key;                   /* the id as matched by $/cancelRequest */
+	size_t id_key_len;
 	batch_t *batch;
 	size_t slot;                    /* index of the reply in the batch */
-	hermes_cancel_t *token;         /* while running (server lock) */
+	hermes_cancel_t *token;         /* LONG verbs, while running (server lock) */
 	bool started, cancel_requested; /* server lock */
 } request_t;
 
@@ -69,64 +102,87 @@ typedef struct server {
 	atomic_bool output_broken;
 } server_t;
 
-struct hermes_rpc_message;
-struct hermes_verb_desc;
+/* Wakes the reader loop (any thread; async-signal-safe). */
+void hermes_server_wake(server_t *srv);
 
-/* dispatch.c */
-/* One framed message (body owned by the callee). */
+/* ---- dispatch.c: one framed message (body owned by the callee), or a broken frame ---------- */
 void hermes_dispatch_message(server_t *srv, char *body, size_t len);
-/* A broken or oversized frame: answered with id null. */
 void hermes_dispatch_frame_error(server_t *srv, int code, const char *message);
 
-/* replies.c. Every reply for a message goes through these. batch (NULL if none) and slot say where
- * it belongs; id is the request's raw id (NULL: a notification, or unknown for an invalid
- * message). Each call settles its slot exactly once. */
-/* Sends a reply (from any thread), framed like the input. Takes r. */
-void hermes_dispatch_send(server_t *srv, hermes_reply_t *r);
-/* Puts r where it belongs: out, or into its batch (sent when complete). Takes r. */
-void hermes_reply_place(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r);
-/* An error reply, even with id NULL (an invalid message is answered with id null). */
-void hermes_reply_error(server_t *srv, batch_t *batch, size_t slot, const char *id, int code,
-                        const char *message, const char *data);
-/* An error about a request or notification: a notification only logs it. */
-void hermes_reply_request_error(server_t *srv, batch_t *batch, size_t slot, const char *id,
-                                int code, const char *message, const char *data);
-/* -32602 with data {"errorCode": errcode, "field": field}. */
-void hermes_reply_invalid_params(server_t *srv, batch_t *batch, size_t slot, const char *id,
-                                 const char *field, const char *errcode, const char *fmt, ...)
-	HERMES_PRINTF(7, 8);
-/* A result (json: malloc'd JSON text, taken; NULL means out of memory); nothing for a
- * notification. */
-void hermes_reply_result(server_t *srv, batch_t *batch, size_t slot, const char *id, char *json);
-/* No reply (a notification), but the batch slot is settled. */
-void hermes_reply_nothing(server_t *srv, batch_t *batch, size_t slot);
-/* Files r into its batch; returns the batch if that completed it (send it after unlocking).
- * Server lock held. */
-batch_t *hermes_batch_place_locked(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r);
+/* ---- methods.c: the method table ---------------------------------------------------------- */
+typedef enum {
+	HERMES_METHOD_EITHER,       /* a request (answered) or a notification (not answered) */
+	HERMES_METHOD_REQUEST,      /* only as a request: a notification of it is ignored (logged) */
+	HERMES_METHOD_NOTIFICATION  /* only as a notification: a request of it gets -32600 */
+} method_kind_t;
+
+typedef struct method {
+	const char *name;
+	void (*handle)(server_t *srv, call_t *c);
+	method_kind_t kind;
+	bool before_initialize;   /* may come before initialize (else -32002, not initialized) */
+	bool after_shutdown;      /* still taken once shutdown has begun (else -32600) */
+	bool needs_workspace;     /* opens the workspace first (--root or the current directory) */
+} method_t;
+
+/* The table, ended by a row with name NULL. */
+extern const method_t hermes_methods[];
+
+/* The row for a method name; a verb's name finds the verb row and sets *verb. NULL if nothing
+ * answers to name. */
+const method_t *hermes_method_find(server_t *srv, const char *name, const struct hermes_verb_desc **verb);
+
+/* ---- lifecycle.c -------------------------------------------------------------------------- */
+void hermes_method_initialize(server_t *srv, call_t *c);
+void hermes_method_initialized(server_t *srv, call_t *c);
+void hermes_method_shutdown(server_t *srv, call_t *c);
+void hermes_method_exit(server_t *srv, call_t *c);
+/* Makes sure there is an executor (--root, else the current directory). 0, or -1 with why. */
+int hermes_server_workspace(server_t *srv, char *why, size_t why_len);
+
+/* ---- introspect.c ------------------------------------------------------------------------- */
+void hermes_method_verbs(server_t *srv, call_t *c);
+void hermes_method_schema(server_t *srv, call_t *c);
+
+/* ---- requests.c: verb calls run on the pool, and $/cancelRequest ---------------------------- */
+void hermes_method_execute(server_t *srv, call_t *c);   /* hermes/execute */
+void hermes_method_verb(server_t *srv, call_t *c);      /* a verb called by name (c->verb) */
+void hermes_method_cancel_request(server_t *srv, call_t *c);
+
+/* ---- inflight.c: the in-flight list, its count, and what happens when it empties ------------ */
+/* Puts req on the list (and counts it in its batch). */
+void hermes_inflight_add(server_t *srv, request_t *req);
+/* The end of a pooled request: its reply r is placed (written out, or filed into its batch)
+ * first, then req leaves the list and is freed; if nothing is left in flight, pending shutdown
+ * replies go out after it and a finishing loop is woken. So every reply to a request received
+ * before shutdown is queued before the shutdown reply. Takes r. */
+void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r);
+/* Cancels the requests whose id key matches (key NULL: all): queued ones are answered -32800 at
+ * once and never run; running LONG ones have their token cancelled. Returns how many matched. */
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len);
+/* Answers pending shutdown requests if nothing is in flight (and wakes a finishing loop); or,
+ * with nothing in flight, answers shutdown id at once. id NULL: only the pending ones. Takes id. */
+void hermes_inflight_shutdown(server_t *srv, char *id);
+/* Builds the -32800 reply (with the verb's result as data.result when there is one). */
+void hermes_reply_cancelled(hermes_reply_t *r, const char *id, const char *result);
+
+/* ---- replies.c: where replies go, and their shapes ---------------------------------------- */
+/* Files r into its batch (server lock held); returns the batch if that completed it (send it
+ * with hermes_batch_send after unlocking). Takes r. */
+batch_t *hermes_batch_place_locked(batch_t *batch, size_t slot, hermes_reply_t *r);
 /* Sends a complete batch's replies as one array (nothing if all were notifications); frees it. */
 void hermes_batch_send(server_t *srv, batch_t *b);
-/* Answers pending shutdown requests if no work is left, and wakes the loop if it is finishing. */
-void hermes_dispatch_check_idle(server_t *srv);
-
-/* requests.c */
-/* Queues a verb request on the pool (verb NULL: hermes/execute, params are the envelope). Takes
- * the message's tree and id. */
-void hermes_requests_queue(server_t *srv, struct hermes_rpc_message *m,
-                           const struct hermes_verb_desc *verb, batch_t *batch, size_t slot);
-/* $/cancelRequest. */
-void hermes_method_cancel_request(server_t *srv, struct hermes_rpc_message *m, batch_t *batch,
-                                  size_t slot);
-/* Cancels every queued and running request (queued ones are answered -32800). */
-void hermes_dispatch_cancel_all(server_t *srv);
-
-/* methods.c */
-/* Makes sure there is an executor (--root, else the current directory). 0, or -1 with why. */
-int hermes_server_ensure_executor(server_t *srv, char *why, size_t why_len);
-void hermes_method_initialize(server_t *srv, struct hermes_rpc_message *m, batch_t *batch, size_t slot);
-void hermes_method_verbs(server_t *srv, struct hermes_rpc_message *m, batch_t *batch, size_t slot);
-void hermes_method_schema(server_t *srv, struct hermes_rpc_message *m, batch_t *batch, size_t slot);
-
-/* server.c */
-void hermes_server_wake(server_t *srv);
+/* Places r: straight out, or into its batch (sent when complete). Takes r. */
+void hermes_reply_place(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r);
+/* The replies a handler settles its call with. A notification is never answered: for one these
+ * only settle its batch slot (and log an error). */
+void hermes_reply_result(server_t *srv, call_t *c, char *json);       /* takes json (NULL: OOM) */
+void hermes_reply_error(server_t *srv, call_t *c, int code, const char *message, const char *data);
+void hermes_reply_nothing(server_t *srv, call_t *c);
+/* -32602 with data {"errorCode": errcode, "field": field}. */
+void hermes_reply_invalid_params(server_t *srv, call_t *c, const char *field, const char *errcode,
+                                 const char *fmt, ...) HERMES_PRINTF(5, 6);
+/* -32602 from a decoding error of the executor. */
+void hermes_rpc_invalid_params(hermes_reply_t *r, const char *id, const hermes_error_t *err);
 
 #endif

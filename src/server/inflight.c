@@ -1,0 +1,161 @@
+/* server/inflight.c: the work in flight: the list of pooled requests (where $/cancelRequest finds
+ * them), its count, and the one place that acts when it empties (owed shutdown replies, waking a
+ * finishing reader loop). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "server/jsonrpc.h"
+#include "server/log.h"
+#include "server/state.h"
+
+void hermes_inflight_add(server_t *srv, request_t *req)
+{
+	pthread_mutex_lock(&srv->lock);
+	req->next = srv->active;
+	if (srv->active)
+		srv->active->prev = req;
+	srv->active = req;
+	srv->active_count++;
+	if (req->batch)
+		req->batch->pending++;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static void free_request(request_t *req)
+{
+	hermes_message_unref(req->msg);
+	free(req->id);
+	free(req->id_key);
+	free(req);
+}
+
+/* With the lock held: if nothing is in flight, takes the owed shutdown replies and says whether
+ * the loop waits to be woken. */
+static pending_id_t *take_if_idle_locked(server_t *srv, bool *wake)
+{
+	*wake = false;
+	if (srv->active_count != 0)
+		return NULL;
+	pending_id_t *ids = srv->shutdown_replies;
+	srv->shutdown_replies = NULL;
+	*wake = srv->finishing;
+	return ids;
+}
+
+static void answer_shutdowns(server_t *srv, pending_id_t *ids, bool wake)
+{
+	while (ids) {
+		pending_id_t *next = ids->next;
+		hermes_reply_t r;
+		hermes_rpc_result(&r, ids->id, strdup("null"), 4);
+		hermes_output_send(srv->out, srv->framer.mode, &r);
+		free(ids->id);
+		free(ids);
+		ids = next;
+	}
+	if (wake)
+		hermes_server_wake(srv);
+}
+
+void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
+{
+	if (req->id == NULL)
+		hermes_reply_clear(r); /* a notification: its batch slot (if any) settles empty */
+	/* The reply is queued before the request stops counting as in flight: a shutdown that sees
+	 * the count reach zero is then answered after it. */
+	batch_t *done = NULL;
+	if (req->batch) {
+		pthread_mutex_lock(&srv->lock);
+		done = hermes_batch_place_locked(req->batch, req->slot, r);
+		pthread_mutex_unlock(&srv->lock);
+		if (done)
+			hermes_batch_send(srv, done);
+	} else if (req->id) {
+		hermes_output_send(srv->out, srv->framer.mode, r);
+	}
+
+	pthread_mutex_lock(&srv->lock);
+	if (req->prev)
+		req->prev->next = req->next;
+	else
+		srv->active = req->next;
+	if (req->next)
+		req->next->prev = req->prev;
+	srv->active_count--;
+	bool wake;
+	pending_id_t *ids = take_if_idle_locked(srv, &wake);
+	pthread_mutex_unlock(&srv->lock);
+	free_request(req);
+	answer_shutdowns(srv, ids, wake);
+}
+
+void hermes_inflight_shutdown(server_t *srv, char *id)
+{
+	pthread_mutex_lock(&srv->lock);
+	srv->shutdown = true;
+	pending_id_t *p = NULL;
+	if (id && srv->active_count != 0 && (p = malloc(sizeof *p)) != NULL) {
+		p->id = id;
+		p->next = srv->shutdown_replies;
+		srv->shutdown_replies = p;
+		id = NULL;
+	}
+	bool wake;
+	pending_id_t *ids = take_if_idle_locked(srv, &wake);
+	pthread_mutex_unlock(&srv->lock);
+	if (id) { /* nothing in flight (or no memory to wait): answered now */
+		hermes_reply_t r;
+		hermes_rpc_result(&r, id, strdup("null"), 4);
+		hermes_output_send(srv->out, srv->framer.mode, &r);
+		free(id);
+	}
+	answer_shutdowns(srv, ids, wake);
+}
+
+void hermes_reply_cancelled(hermes_reply_t *r, const char *id, const char *result)
+{
+	if (result) {
+		hermes_buf_t b = HERMES_BUF_INIT;
+		hermes_buf_puts(&b, "{\"result\":");
+		hermes_buf_puts(&b, result);
+		hermes_buf_puts(&b, "}");
+		char *data = hermes_buf_finish(&b);
+		hermes_rpc_error(r, id, HERMES_RPC_CANCELLED, "request cancelled", data);
+		free(data);
+	} else {
+		hermes_rpc_error(r, id, HERMES_RPC_CANCELLED, "request cancelled", NULL);
+	}
+}
+
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len)
+{
+	request_t *dropped = NULL;
+	size_t n = 0;
+	pthread_mutex_lock(&srv->lock);
+	for (request_t *r = srv->active; r; r = r->next) {
+		if (key && (r->id_key == NULL || r->id_key_len != key_len ||
+		            memcmp(r->id_key, key, key_len) != 0))
+			continue;
+		n++;
+		if (!r->started && hermes_pool_remove(srv->pool, &r->job)) {
+			r->dropped = dropped;
+			dropped = r;
+		} else {
+			r->cancel_requested = true;
+			if (r->token)
+				hermes_cancel_request(r->token);
+		}
+	}
+	pthread_mutex_unlock(&srv->lock);
+	while (dropped) {
+		request_t *next = dropped->dropped;
+		hermes_reply_t r;
+		hermes_reply_cancelled(&r, dropped->id, NULL);
+		hermes_inflight_done(srv, dropped, &r);
+		dropped = next;
+	}
+	return n;
+}
