@@ -96,6 +96,45 @@ def test_verb_failure_is_a_result_like_exec():
         check(c["succeeded"] is False and c["errorCode"] == "OutsideWorkspace", c)
 
 
+def test_nul_characters_are_refused_everywhere():
+    # A "\u0000" never shortens a string: a path, verb, executable or argument holding one is
+    # refused with the field named, and nothing happens to the file the shortened name would be.
+    with Server() as s:
+        s.write_file("important.txt", b"keep me\n")
+        cases = [
+            ("fs.deleteFile", {"path": "important.txt\u0000.bak"}, "path"),
+            ("hermes/execute", {"verb": "fs.deleteFile", "arguments": {"path": "important.txt\u0000.bak"}},
+             "arguments.path"),
+            ("fs.moveFile", {"sourcePath": "important.txt\u0000x", "destinationPath": "moved.txt"}, "sourcePath"),
+            ("proc.run", {"executable": "rm\u0000x", "arguments": ["important.txt"]}, "executable"),
+            ("proc.run", {"executable": "rm", "arguments": ["important.txt\u0000x"]}, "arguments[0]"),
+            ("hermes/schema", {"verb": "fs.exists\u0000x"}, "verb"),
+        ]
+        for n, (method, params, field) in enumerate(cases):
+            body = json.dumps({"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+            s.send(body)
+            e = expect_error(s.reply_to(n), -32602)
+            check(e["data"].get("field", "").startswith(field), "%s %r: %r" % (method, params, e))
+            check("NUL" in e["message"], e)
+        # the verb named in an envelope, and the method itself
+        s.send('{"jsonrpc":"2.0","id":"v","method":"hermes/execute","params":'
+               '{"verb":"fs.deleteFile\\u0000","arguments":{"path":"important.txt"}}}')
+        expect_error(s.reply_to("v"), -32602)
+        s.send('{"jsonrpc":"2.0","id":"m","method":"fs.deleteFile\\u0000x","params":{"path":"important.txt"}}')
+        e = expect_error(s.reply_to("m"), -32600)
+        check("NUL" in e["message"], e)
+        with open(os.path.join(s.root, "important.txt"), "rb") as f:
+            check(f.read() == b"keep me\n", "important.txt was touched")
+
+
+def test_nul_in_workspace_root_is_refused():
+    with Server() as s:
+        s.send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"workspaceRoot":"%s\\u0000/x"}}'
+               % s.root)
+        e = expect_error(s.reply_to(1), -32602)
+        check(e["data"]["field"] == "workspaceRoot", e)
+
+
 @both_framings
 def test_ids_are_echoed_exactly(framing):
     with Server(framing) as s:
