@@ -110,6 +110,15 @@ or
 Paths are relative to the workspace root (an absolute path is accepted only inside it), and
 lines are numbered from 1.
 .PP
+Strings are text: a NUL character (JSON
+.BR \eu0000 )
+in any string argument \(em a path, a verb name, an executable, a program argument or file
+content \(em fails the envelope with
+.B InvalidArguments
+naming the field, through every interface, so a name is never silently cut short at the NUL.
+Files holding NUL bytes are binary to Hermes: reading one as text fails with
+.BR NotText .
+.PP
 The result is one JSON object: the verb's own fields followed by the common fields below.
 A failed verb has
 .B succeeded
