@@ -4,7 +4,7 @@
 # needs no Python.
 dist_man_MANS = doc/hermes-verbs.7
 nodist_man_MANS = doc/hermes.1
-EXTRA_DIST += doc/hermes.1.in
+EXTRA_DIST += doc/hermes.1.in doc/DESIGN.md
 CLEANFILES += doc/hermes.1
 
 doc/hermes.1: doc/hermes.1.in Makefile
