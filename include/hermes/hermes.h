@@ -66,6 +66,14 @@ void hermes_cancel_request(hermes_cancel_t *cancel);
 bool hermes_cancel_requested(const hermes_cancel_t *cancel);
 int hermes_cancel_fd(const hermes_cancel_t *cancel); /* readable once cancelled */
 
+/* Progress of a running verb (for a host that shows it, like MCP's notifications/progress): set
+ * on a call's token before the call. fn is called from the verb's thread, at most 10 times a
+ * second, with progress strictly rising; total is 0 when unknown; message is a short sentence
+ * ("copied 512 MiB of 1 GiB"). Verbs that report it: proc.run (seconds elapsed), fs.copyFile
+ * (bytes), fs.deleteDirectory (entries removed). */
+typedef void (*hermes_progress_fn)(void *ctx, double progress, double total, const char *message);
+void hermes_cancel_set_progress(hermes_cancel_t *cancel, hermes_progress_fn fn, void *ctx);
+
 typedef struct hermes_executor hermes_executor_t;
 
 /* Creates an executor with every built-in verb, confined to config->root (which must be an

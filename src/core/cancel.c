@@ -1,18 +1,32 @@
-/* core/cancel.c: cancellation tokens: an atomic flag plus an eventfd that pollers can watch. */
+/* core/cancel.c: a call's token: cancellation (an atomic flag plus an eventfd that pollers can
+ * watch) and the host's progress callback, rate-limited here for every verb. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <hermes/hermes.h>
 
+#include "core/verb.h"
+
+/* Progress reports at most this often. */
+#define PROGRESS_INTERVAL_NS (100 * 1000 * 1000LL)
+
 struct hermes_cancel {
 	atomic_bool requested;
 	int fd;
+	/* progress: set before the call, then used by the verb's thread only */
+	hermes_progress_fn progress;
+	void *progress_ctx;
+	int64_t last_ns;      /* when the last report went out; 0: none yet */
+	double last_progress;
 };
 
 hermes_cancel_t *hermes_cancel_new(void)
@@ -21,6 +35,10 @@ hermes_cancel_t *hermes_cancel_new(void)
 	if (!c)
 		return NULL;
 	atomic_init(&c->requested, false);
+	c->progress = NULL;
+	c->progress_ctx = NULL;
+	c->last_ns = 0;
+	c->last_progress = 0;
 	c->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->fd < 0) {
 		free(c);
@@ -56,4 +74,38 @@ bool hermes_cancel_requested(const hermes_cancel_t *c)
 int hermes_cancel_fd(const hermes_cancel_t *c)
 {
 	return c ? c->fd : -1;
+}
+
+void hermes_cancel_set_progress(hermes_cancel_t *c, hermes_progress_fn fn, void *ctx)
+{
+	if (!c)
+		return;
+	c->progress = fn;
+	c->progress_ctx = ctx;
+}
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void hermes_call_progress(const hermes_call_t *call, double progress, double total,
+                          const char *fmt, ...)
+{
+	hermes_cancel_t *c = call ? call->cancel : NULL;
+	if (!c || !c->progress || (c->last_ns && progress <= c->last_progress))
+		return;
+	int64_t now = monotonic_ns();
+	if (c->last_ns && now - c->last_ns < PROGRESS_INTERVAL_NS)
+		return;
+	char message[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof message, fmt, ap);
+	va_end(ap);
+	c->last_ns = now;
+	c->last_progress = progress;
+	c->progress(c->progress_ctx, progress, total, message);
 }

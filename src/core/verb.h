@@ -37,6 +37,12 @@ int hermes_executor_register(hermes_executor_t *executor, const char *verb, herm
 void hermes_result_fail(void *result, hermes_errcode_t code, const char *fmt, ...)
 	HERMES_PRINTF(3, 4);
 
+/* Reports a call's progress to its host, if the host asked for it (hermes_cancel_set_progress);
+ * rate-limited to 10 a second and to rising values, so a handler may call it as often as it
+ * likes. message: printf-style, formatted only when the report is sent. */
+void hermes_call_progress(const hermes_call_t *call, double progress, double total,
+                          const char *fmt, ...) HERMES_PRINTF(4, 5);
+
 /* Sets err (if not NULL): code and formatted message; line, column and field cleared. */
 void hermes_error_set(hermes_error_t *err, hermes_errcode_t code, const char *fmt, ...)
 	HERMES_PRINTF(3, 4);

@@ -166,8 +166,16 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
 	return rc;
 }
 
-int hermes_copy_data(int in, int out, const hermes_cancel_t *cancel)
+static void copy_progress(const hermes_call_t *call, int64_t done, int64_t total)
 {
+	hermes_call_progress(call, (double)done, (double)total, "copied %lld of %lld bytes",
+	                     (long long)done, (long long)total);
+}
+
+int hermes_copy_data(int in, int out, int64_t total, const hermes_call_t *call)
+{
+	const hermes_cancel_t *cancel = call ? call->cancel : NULL;
+	int64_t done = 0;
 	if (hermes_cancel_requested(cancel))
 		return HERMES_WS_ECANCELLED;
 #ifdef FICLONE
@@ -182,8 +190,10 @@ int hermes_copy_data(int in, int out, const hermes_cancel_t *cancel)
 			if (hermes_cancel_requested(cancel))
 				return HERMES_WS_ECANCELLED;
 			ssize_t n = copy_file_range(in, NULL, out, NULL, 64u << 20, 0);
-			if (n > 0)
+			if (n > 0) {
+				copy_progress(call, done += n, total);
 				continue;
+			}
 			if (n == 0)
 				return 0;
 			if (errno == EINTR)
@@ -221,6 +231,7 @@ int hermes_copy_data(int in, int out, const hermes_cancel_t *cancel)
 		rc = hermes_write_all(out, buf, (size_t)n);
 		if (rc)
 			break;
+		copy_progress(call, done += n, total);
 	}
 	free(buf);
 	return rc;

@@ -13,6 +13,8 @@
 
 #include <hermes/hermes.h>
 
+#include "core/verb.h"
+
 typedef struct hermes_atomic {
 	int dirfd;                  /* borrowed: the directory of the final name */
 	int fd;                     /* the temporary file, open for writing; -1 once finished */
@@ -37,9 +39,10 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace);
 void hermes_atomic_abort(hermes_atomic_t *a);
 
 /* Copies everything from in (from its current offset) to out: reflink if the file system can,
- * else copy_file_range, else read/write, in chunks between which cancel (may be NULL) is
- * looked at. Returns 0, -errno or HERMES_WS_ECANCELLED. */
-int hermes_copy_data(int in, int out, const hermes_cancel_t *cancel);
+ * else copy_file_range, else read/write, in chunks between which the call's cancel token is
+ * looked at and its progress reported (bytes of total). Returns 0, -errno or
+ * HERMES_WS_ECANCELLED. */
+int hermes_copy_data(int in, int out, int64_t total, const hermes_call_t *call);
 
 /* write(2) until all of buf is written. 0 or -errno. */
 int hermes_write_all(int fd, const void *buf, size_t len);

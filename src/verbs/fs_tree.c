@@ -105,13 +105,13 @@ static int locate_destination(const hermes_call_t *call, const char *verb, const
 /* Copies the regular file open as in into a new file name in dirfd, never replacing an existing
  * one and never exposing it half-written (temporary file, fsync, no-replace rename). */
 static int copy_into(int in, const struct stat *st, int dirfd, const char *name,
-                     const hermes_cancel_t *cancel)
+                     const hermes_call_t *call)
 {
 	hermes_atomic_t at;
 	int rc = hermes_atomic_begin(&at, dirfd, name, st);
 	if (rc)
 		return rc;
-	rc = hermes_copy_data(in, at.fd, cancel);
+	rc = hermes_copy_data(in, at.fd, (int64_t)st->st_size, call);
 	if (rc) {
 		hermes_atomic_abort(&at);
 		return rc;
@@ -170,7 +170,7 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 			} else {
 				rc = fstat(in, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
 				if (rc == 0)
-					rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
+					rc = copy_into(in, &st, dst.dirfd, dst.name, call);
 				close(in);
 			}
 		}
@@ -201,7 +201,7 @@ void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void
 	hermes_ws_loc_t dst;
 	if (locate_destination(call, "copy", args->source_path, args->destination_path, result, &dst) == 0) {
 		posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
-		int rc = copy_into(in, &st, dst.dirfd, dst.name, call->cancel);
+		int rc = copy_into(in, &st, dst.dirfd, dst.name, call);
 		if (rc)
 			fail_two(result, rc, "copy", args->source_path, args->destination_path);
 		hermes_ws_loc_close(&dst);
@@ -243,9 +243,23 @@ void hermes_verb_fs_create_directory(const hermes_call_t *call, const void *args
 
 /* ---- fs.deleteDirectory ------------------------------------------------------------------- */
 
-/* Empties the directory open as fd (consumed), depth first, never following a symlink. */
-static int empty_tree(int fd, int depth, const hermes_cancel_t *cancel)
+/* Entries removed so far by one fs.deleteDirectory, for its progress reports. */
+typedef struct removal {
+	const hermes_call_t *call;
+	int64_t removed;
+} removal_t;
+
+static void removed_one(removal_t *r)
 {
+	r->removed++;
+	hermes_call_progress(r->call, (double)r->removed, 0, "%lld entries removed",
+	                     (long long)r->removed);
+}
+
+/* Empties the directory open as fd (consumed), depth first, never following a symlink. */
+static int empty_tree(int fd, int depth, removal_t *r)
+{
+	const hermes_cancel_t *cancel = r->call->cancel;
 	if (depth > 4096) {
 		close(fd);
 		return -ELOOP;
@@ -274,7 +288,11 @@ static int empty_tree(int fd, int depth, const hermes_cancel_t *cancel)
 		}
 		/* Anything but a directory is unlinked as itself: unlinkat never follows a symlink. */
 		if (de->d_type != DT_DIR) {
-			if (unlinkat(dirfd(dir), name, 0) == 0 || errno == ENOENT)
+			if (unlinkat(dirfd(dir), name, 0) == 0) {
+				removed_one(r);
+				continue;
+			}
+			if (errno == ENOENT)
 				continue;
 			if (errno != EISDIR && errno != EPERM) {
 				rc = -errno;
@@ -288,10 +306,12 @@ static int empty_tree(int fd, int depth, const hermes_cancel_t *cancel)
 			rc = -errno;
 			break;
 		}
-		rc = empty_tree(sub, depth + 1, cancel);
+		rc = empty_tree(sub, depth + 1, r);
 		if (rc)
 			break;
-		if (unlinkat(dirfd(dir), name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+		if (unlinkat(dirfd(dir), name, AT_REMOVEDIR) == 0) {
+			removed_one(r);
+		} else if (errno != ENOENT) {
 			rc = -errno;
 			break;
 		}
@@ -322,7 +342,8 @@ void hermes_verb_fs_delete_directory(const hermes_call_t *call, const void *args
 		                                 : "it is not a directory (use fs.deleteFile)");
 	} else {
 		int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		rc = fd < 0 ? -errno : empty_tree(fd, 0, call->cancel);
+		removal_t removal = {call, 0};
+		rc = fd < 0 ? -errno : empty_tree(fd, 0, &removal);
 		if (rc == 0 && unlinkat(loc.dirfd, loc.name, AT_REMOVEDIR) < 0)
 			rc = -errno;
 		if (rc)

@@ -375,10 +375,14 @@ spawn_failed:
 			why = HERMES_E_CANCELLED;
 			break;
 		}
-		if (output_size(out) > limit) {
+		int64_t written = output_size(out);
+		if (written > limit) {
 			why = HERMES_E_TOO_LARGE;
 			break;
 		}
+		double elapsed = (double)(now_ms() - (deadline - (int64_t)timeout * 1000)) / 1000.0;
+		hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, %lld bytes of output so far",
+		                     exe, elapsed, (long long)written);
 	}
 	if (why != HERMES_E_NONE) {
 		/* End the whole group. The leader is not reaped before the SIGKILL, so the group id
