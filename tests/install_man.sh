@@ -28,7 +28,7 @@ for code in $(sed -n 's/^HERMES_ERROR(\([A-Za-z]*\),.*/\1/p' "$top_srcdir/defs/e
 	grep -q "^\.B $code\$" "$verbs7" || fail "hermes-verbs(7) lacks error code $code"
 done
 
-for word in exec schema verbs serve --interactive --root --pretty --max-read-bytes --proc-timeout \
+for word in exec schema verbs serve mcp --protocol --interactive --root --pretty --max-read-bytes --proc-timeout \
 	--proc-output-limit --max-envelope-bytes --framing --max-message-bytes --jobs --log-level \
 	--help --version NO_COLOR XDG_STATE_HOME; do
 	sed 's/\\-/-/g' "$man1" | grep -q -- "$word" || fail "hermes(1) does not mention $word"
@@ -36,7 +36,7 @@ done
 # Every option the program's own --help shows (so a new option cannot go undocumented).
 sed 's/\\-/-/g' "$man1" >"$tmp/man1.txt"
 "$HERMES" --help >"$tmp/help" 2>&1 || fail "hermes --help"
-for cmd in exec schema verbs serve; do
+for cmd in exec schema verbs serve mcp; do
 	"$HERMES" "$cmd" --help >>"$tmp/help" 2>/dev/null || echo "note: no 'hermes $cmd --help' yet"
 done
 for opt in $(grep -o -- '--[a-z][a-z-]*' "$tmp/help" | sort -u); do

@@ -13,7 +13,8 @@ SERVER_PY_TESTS = \
 	tests/server_concurrency.py \
 	tests/server_framing.py \
 	tests/server_jsontestsuite.py \
-	tests/server_shutdown_order.py
+	tests/server_shutdown_order.py \
+	tests/mcp_protocol.py
 TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS)
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh

@@ -32,11 +32,11 @@ def frame(body, framing):
 
 
 class Server:
-    """One `hermes serve` process. framing: 'ndjson' or 'content-length' (how we write and expect
-    replies); args: extra command-line arguments; cwd: its working directory (default: a fresh
-    temporary directory, also available as .root)."""
+    """One `hermes serve` process (or `hermes mcp`: command). framing: 'ndjson' or
+    'content-length' (how we write and expect replies); args: extra command-line arguments; cwd:
+    its working directory (default: a fresh temporary directory, also available as .root)."""
 
-    def __init__(self, framing="ndjson", args=(), cwd=None, env=None):
+    def __init__(self, framing="ndjson", args=(), cwd=None, env=None, command="serve"):
         if not HERMES:
             raise RuntimeError("HERMES is not set (run through make check)")
         self.tmp = tempfile.mkdtemp(prefix="hermes-serve-test.")
@@ -48,7 +48,7 @@ class Server:
         self.next_id = 1
         self.stderr_path = os.path.join(self.tmp, ".stderr")
         self.stderr_file = open(self.stderr_path, "wb")
-        self.proc = subprocess.Popen([HERMES, "serve"] + list(args), stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([HERMES, command] + list(args), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr_file,
                                      cwd=self.root, env=env)
         os.set_blocking(self.proc.stdout.fileno(), False)
@@ -244,11 +244,17 @@ class Server:
 
 
 def check_reply_shape(msg):
-    """Every reply is a JSON-RPC 2.0 response (or a batch of them)."""
+    """Every reply is a JSON-RPC 2.0 response (or a batch of them), or a request or notification
+    the server sends (MCP)."""
     items = msg if isinstance(msg, list) else [msg]
     if isinstance(msg, list) and not msg:
         raise ProtocolError("empty batch reply")
     for m in items:
+        if isinstance(m, dict) and isinstance(m.get("method"), str) and not isinstance(msg, list):
+            # a request or notification from the server (MCP: roots/list, notifications/progress)
+            if m.get("jsonrpc") != "2.0" or not isinstance(m.get("params", {}), dict):
+                raise ProtocolError("bad server-sent message: %r" % (m,))
+            continue
         if not isinstance(m, dict) or m.get("jsonrpc") != "2.0" or "id" not in m:
             raise ProtocolError("not a JSON-RPC response: %r" % (m,))
         if ("result" in m) == ("error" in m):

@@ -7,6 +7,7 @@ int hermes_cmd_exec(int argc, char **argv);
 int hermes_cmd_schema(int argc, char **argv);
 int hermes_cmd_verbs(int argc, char **argv);
 int hermes_cmd_serve(int argc, char **argv);
+int hermes_cmd_mcp(int argc, char **argv);
 
 /* Exit statuses (also documented in hermes(1)). */
 #define HERMES_EXIT_OK 0          /* every verb succeeded */

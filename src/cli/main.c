@@ -22,6 +22,7 @@ static void usage(FILE *out)
 	      "  schema [VERB]...     print the argument and result types of verbs\n"
 	      "  verbs                list the verbs with a one-line description\n"
 	      "  serve                answer JSON-RPC 2.0 requests on standard input/output\n"
+	      "  mcp                  serve the Model Context Protocol on standard input/output\n"
 	      "\n"
 	      "Options:\n"
 	      "  -i, --interactive    same as exec --interactive: type envelopes at a prompt\n"
@@ -65,8 +66,10 @@ int main(int argc, char **argv)
 		return hermes_cmd_verbs(argc - 1, argv + 1);
 	if (strcmp(cmd, "serve") == 0)
 		return hermes_cmd_serve(argc - 1, argv + 1);
+	if (strcmp(cmd, "mcp") == 0)
+		return hermes_cmd_mcp(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return hermes_usage_error(NULL, "unrecognized option '%s'", cmd);
-	return hermes_usage_error(NULL, "unknown command '%s' (expected exec, schema, verbs or serve)",
+	return hermes_usage_error(NULL, "unknown command '%s' (expected exec, schema, verbs, serve or mcp)",
 	                          cmd);
 }

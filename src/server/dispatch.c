@@ -90,7 +90,10 @@ static void handle_object(server_t *srv, message_t *msg, const hermes_json_t *ob
 	call_t c = {.msg = msg, .batch = batch, .slot = slot};
 	hermes_rpc_kind_t kind = hermes_rpc_parse(obj, msg->body, &c.m);
 	if (kind == HERMES_RPC_RESPONSE) {
-		hermes_log(HERMES_LOG_DEBUG, "a response (id %s) ignored: hermes serve sends no requests", c.m.id);
+		if (srv->protocol == HERMES_PROTOCOL_MCP)
+			hermes_mcp_response(srv, &c, obj);
+		else
+			hermes_log(HERMES_LOG_DEBUG, "a response (id %s) ignored: hermes serve sends no requests", c.m.id);
 		hermes_reply_nothing(srv, &c);
 	} else if (kind == HERMES_RPC_INVALID) {
 		hermes_log(HERMES_LOG_DEBUG, "invalid request: %s", c.m.why);

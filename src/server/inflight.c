@@ -29,6 +29,7 @@ static void free_request(request_t *req)
 	hermes_message_unref(req->msg);
 	free(req->id);
 	free(req->id_key);
+	free(req->progress_token);
 	free(req);
 }
 
@@ -62,8 +63,11 @@ static void answer_shutdowns(server_t *srv, pending_id_t *ids, bool wake)
 
 void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 {
-	if (req->id == NULL)
-		hermes_reply_clear(r); /* a notification: its batch slot (if any) settles empty */
+	pthread_mutex_lock(&srv->lock);
+	bool silent = req->silent;
+	pthread_mutex_unlock(&srv->lock);
+	if (req->id == NULL || silent)
+		hermes_reply_clear(r); /* no answer: its batch slot (if any) settles empty */
 	/* The reply is queued before the request stops counting as in flight: a shutdown that sees
 	 * the count reach zero is then answered after it. */
 	batch_t *done = NULL;
@@ -73,7 +77,7 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 		pthread_mutex_unlock(&srv->lock);
 		if (done)
 			hermes_batch_send(srv, done);
-	} else if (req->id) {
+	} else if (req->id && !silent) {
 		hermes_output_send(srv->out, srv->framer.mode, r);
 	}
 
@@ -130,7 +134,7 @@ void hermes_reply_cancelled(hermes_reply_t *r, const char *id, const char *resul
 	}
 }
 
-size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len)
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, bool silent)
 {
 	request_t *dropped = NULL;
 	size_t n = 0;
@@ -140,6 +144,7 @@ size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len)
 		            memcmp(r->id_key, key, key_len) != 0))
 			continue;
 		n++;
+		r->silent = r->silent || silent;
 		if (!r->started && hermes_pool_remove(srv->pool, &r->job)) {
 			r->dropped = dropped;
 			dropped = r;

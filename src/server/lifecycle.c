@@ -124,6 +124,10 @@ static int use_root(server_t *srv, call_t *c, const char *asked)
 void hermes_method_initialize(server_t *srv, call_t *c)
 {
 	const hermes_json_t *p = c->m.params;
+	if (srv->protocol == HERMES_PROTOCOL_AUTO && hermes_json_member(p, "protocolVersion")) {
+		hermes_mcp_initialize(srv, c); /* an MCP client: the session speaks MCP from now on */
+		return;
+	}
 	if (srv->initialized) {
 		hermes_reply_error(srv, c, HERMES_RPC_INVALID_REQUEST,
 		                   "initialize was already received; the workspace cannot change", NULL);
@@ -179,6 +183,7 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 		}
 	}
 	srv->initialized = true;
+	srv->protocol = HERMES_PROTOCOL_HERMES;
 	hermes_log(HERMES_LOG_INFO, "initialized; workspace %s", hermes_executor_root(srv->ex));
 	if (c->m.id == NULL) {
 		hermes_reply_nothing(srv, c);
@@ -244,7 +249,7 @@ void hermes_method_exit(server_t *srv, call_t *c)
 	pthread_mutex_unlock(&srv->lock);
 	hermes_log(HERMES_LOG_INFO, "exit%s", clean ? "" : " without shutdown: cancelling the work in flight");
 	if (!clean) {
-		size_t n = hermes_inflight_cancel(srv, NULL, 0);
+		size_t n = hermes_inflight_cancel(srv, NULL, 0, false);
 		if (n)
 			hermes_log(HERMES_LOG_INFO, "cancelled %zu request(s)", n);
 	}

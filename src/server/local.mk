@@ -1,4 +1,5 @@
-# src/server: hermes serve, JSON-RPC 2.0 over stdio (framing, dispatch, worker pool, lifecycle).
+# src/server: hermes serve and hermes mcp: JSON-RPC 2.0 over stdio, in Hermes's own protocol or
+# the Model Context Protocol (framing, dispatch, the method tables, worker pool, lifecycle).
 noinst_LTLIBRARIES += libhermes_server.la
 libhermes_server_la_SOURCES = \
 	src/server/server.h \
@@ -13,6 +14,8 @@ libhermes_server_la_SOURCES = \
 	src/server/requests.c \
 	src/server/inflight.c \
 	src/server/replies.c \
+	src/server/mcp.c \
+	src/server/mcp_tools.c \
 	src/server/pool.c src/server/pool.h \
 	src/server/output.c src/server/output.h \
 	src/server/log.c src/server/log.h

@@ -1,6 +1,7 @@
-/* server/methods.c: the method table of `hermes serve`: every protocol method, one row each,
- * with what the dispatch checks before calling it. A verb's own name is a method too (the row
- * `verb_row`). Adding a method is one row here and one handler function. */
+/* server/methods.c: the method tables of `hermes serve`, one per protocol (Hermes's own JSON-RPC,
+ * and MCP): every method, one row each, with what the dispatch checks before calling it. In the
+ * Hermes protocol a verb's own name is a method too (the row `verb_row`). Adding a method is one
+ * row here and one handler function. */
 #include <config.h>
 
 #include <string.h>
@@ -25,14 +26,34 @@ const method_t hermes_methods[] = {
 	{NULL, NULL, EITHER, false, false, false},
 };
 
+#define REQUEST HERMES_METHOD_REQUEST
+#define NOTIFICATION HERMES_METHOD_NOTIFICATION
+
+/* MCP: nothing but initialize and ping before initialize; no shutdown or exit (the end of input
+ * ends the session). */
+/* name                                handler                    sent as       before init  after shutdown  workspace */
+const method_t hermes_mcp_methods[] = {
+	{"initialize",                       hermes_mcp_initialize,     REQUEST,      true,        false,          false},
+	{"ping",                             hermes_mcp_ping,           REQUEST,      true,        true,           false},
+	{"notifications/initialized",        hermes_mcp_initialized,    NOTIFICATION, false,       true,           false},
+	{"notifications/cancelled",          hermes_mcp_cancelled,      NOTIFICATION, false,       true,           false},
+	{"notifications/roots/list_changed", hermes_mcp_roots_changed,  NOTIFICATION, false,       false,          false},
+	{"logging/setLevel",                 hermes_mcp_set_level,      REQUEST,      false,       true,           false},
+	{"tools/list",                       hermes_mcp_tools_list,     REQUEST,      false,       false,          false},
+	{"tools/call",                       hermes_mcp_tools_call,     REQUEST,      false,       false,          false},
+	{NULL, NULL, EITHER, false, false, false},
+};
+
 static const method_t verb_row = {"(verb)", hermes_method_verb, EITHER, true, false, true};
 
 const method_t *hermes_method_find(server_t *srv, const char *name, const hermes_verb_desc_t **verb)
 {
 	*verb = NULL;
-	for (const method_t *m = hermes_methods; m->name; m++)
+	for (const method_t *m = srv->methods; m->name; m++)
 		if (strcmp(m->name, name) == 0)
 			return m;
+	if (srv->methods != hermes_methods)
+		return NULL;
 	/* The verbs of the executor if there is one yet, else of the table (the same list; the
 	 * executor is only opened once the method is known to need it). */
 	*verb = srv->ex ? hermes_executor_find(srv->ex, name) : hermes_verb_desc_find(name);

@@ -7,10 +7,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/executor.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
 #include "server/state.h"
+
+/* MCP progress: notifications/progress for the request's progressToken. */
+static void send_progress(void *ctx, double progress, double total, const char *message)
+{
+	request_t *req = ctx;
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"progressToken\":");
+	hermes_buf_puts(&b, req->progress_token);
+	hermes_buf_printf(&b, ",\"progress\":%.15g", progress);
+	if (total > 0)
+		hermes_buf_printf(&b, ",\"total\":%.15g", total);
+	hermes_buf_puts(&b, ",\"message\":");
+	hermes_buf_json_string(&b, message, strlen(message));
+	hermes_buf_puts(&b, "}");
+	size_t len = b.len;
+	char *params = hermes_buf_finish(&b);
+	if (params)
+		hermes_mcp_notify(req->srv, "notifications/progress", params, len);
+	free(params);
+}
 
 /* A worker runs this for every pooled request. */
 static void run_request(hermes_pool_job_t *job)
@@ -19,11 +40,13 @@ static void run_request(hermes_pool_job_t *job)
 	server_t *srv = req->srv;
 	hermes_reply_t r;
 
-	/* Only a LONG verb watches a cancellation token; the others run to the end anyway, so they
-	 * are spared the descriptor it costs. */
+	/* Only a LONG verb watches a cancellation token (and a call that wants progress reports);
+	 * the others run to the end anyway, so they are spared the descriptor it costs. */
 	hermes_cancel_t *token = NULL;
-	if (req->job.blocking && (token = hermes_cancel_new()) == NULL)
+	if ((req->job.blocking || req->progress_token) && (token = hermes_cancel_new()) == NULL)
 		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
+	if (token && req->progress_token)
+		hermes_cancel_set_progress(token, send_progress, req);
 	pthread_mutex_lock(&srv->lock);
 	req->started = true;
 	bool cancelled = req->cancel_requested;
@@ -36,11 +59,10 @@ static void run_request(hermes_pool_job_t *job)
 		hermes_inflight_done(srv, req, &r);
 		return;
 	}
-
 	char *result = NULL;
 	hermes_error_t err;
 	memset(&err, 0, sizeof err);
-	hermes_outcome_t outcome = hermes_execute_json(srv->ex, req->verb, req->params, req->msg->body,
+	hermes_outcome_t outcome = hermes_execute_json(req->ex, req->verb, req->params, req->msg->body,
 	                                               0, token, &result, &err);
 	if (token) {
 		pthread_mutex_lock(&srv->lock);
@@ -53,6 +75,8 @@ static void run_request(hermes_pool_job_t *job)
 	if (req->id == NULL) {
 		free(result);
 		memset(&r, 0, sizeof r);
+	} else if (req->mcp) {
+		hermes_mcp_tool_result(&r, req->id, outcome, result, &err);
 	} else if (result == NULL) {
 		hermes_rpc_error(&r, req->id, HERMES_RPC_INTERNAL_ERROR, "out of memory running the verb", NULL);
 	} else if (outcome == HERMES_OUTCOME_INVALID) {
@@ -67,18 +91,18 @@ static void run_request(hermes_pool_job_t *job)
 	hermes_inflight_done(srv, req, &r);
 }
 
-/* Hands the call to the pool. verb NULL: hermes/execute (params is the envelope). */
-static void queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb)
+void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb,
+                           const hermes_json_t *params, bool mcp, const char *progress_token,
+                           size_t progress_token_len)
 {
-	const hermes_json_t *params = c->m.params;
-	if (params && params->type != HERMES_JSON_OBJECT) {
+	if (!mcp && params && params->type != HERMES_JSON_OBJECT) {
 		hermes_reply_invalid_params(srv, c, "params", verb ? "InvalidArguments" : "InvalidEnvelope",
 		                            verb ? "params of %s must be an object of named arguments"
 		                            : "params of %s must be an envelope object {\"verb\": ..., \"arguments\": {...}}",
 		                            verb ? verb->name : "hermes/execute");
 		return;
 	}
-	if (verb == NULL && params == NULL) {
+	if (!mcp && verb == NULL && params == NULL) {
 		hermes_reply_invalid_params(srv, c, "params", "InvalidEnvelope",
 		                            "hermes/execute needs params: an envelope {\"verb\": ..., \"arguments\": {...}}");
 		return;
@@ -93,7 +117,18 @@ static void queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb)
 		const hermes_json_t *v = hermes_json_member(params, "verb");
 		runs = hermes_json_is_c_string(v) ? hermes_executor_find(srv->ex, v->str) : NULL;
 	}
+	if (progress_token && (req->progress_token = malloc(progress_token_len + 1)) == NULL) {
+		free(req);
+		hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		return;
+	}
+	if (progress_token) {
+		memcpy(req->progress_token, progress_token, progress_token_len);
+		req->progress_token[progress_token_len] = '\0';
+	}
 	req->srv = srv;
+	req->ex = srv->ex;
+	req->mcp = mcp;
 	req->job.run = run_request;
 	/* a LONG verb (proc.run, fs.search...) must not hold up a worker that quick requests need */
 	req->job.blocking = runs && (runs->traits & HERMES_TRAIT_LONG);
@@ -117,12 +152,12 @@ static void queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb)
 
 void hermes_method_execute(server_t *srv, call_t *c)
 {
-	queue(srv, c, NULL);
+	hermes_requests_queue(srv, c, NULL, c->m.params, false, NULL, 0);
 }
 
 void hermes_method_verb(server_t *srv, call_t *c)
 {
-	queue(srv, c, c->verb);
+	hermes_requests_queue(srv, c, c->verb, c->m.params, false, NULL, 0);
 }
 
 void hermes_method_cancel_request(server_t *srv, call_t *c)
@@ -136,7 +171,7 @@ void hermes_method_cancel_request(server_t *srv, call_t *c)
 		                            "$/cancelRequest needs params {\"id\": <the id of the request to cancel>}");
 		return;
 	}
-	size_t n = hermes_inflight_cancel(srv, key, key_len);
+	size_t n = hermes_inflight_cancel(srv, key, key_len, false);
 	size_t shown = id->end - id->start;
 	hermes_log(HERMES_LOG_DEBUG, "$/cancelRequest %.*s: %zu request(s) in flight",
 	           (int)(shown > 64 ? 64 : shown), c->msg->body + id->start, n);

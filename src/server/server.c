@@ -157,7 +157,7 @@ static void stop_taking_work(server_t *srv, int status)
 
 static void cancel_all(server_t *srv)
 {
-	size_t n = hermes_inflight_cancel(srv, NULL, 0);
+	size_t n = hermes_inflight_cancel(srv, NULL, 0, srv->protocol == HERMES_PROTOCOL_MCP);
 	if (n)
 		hermes_log(HERMES_LOG_INFO, "cancelled %zu request(s)", n);
 }
@@ -209,8 +209,15 @@ static void read_input(server_t *srv, loop_t *l, int in, char *buf, size_t size,
 	} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
 		if (r < 0)
 			hermes_log(HERMES_LOG_ERROR, "reading stdin: %s", strerror(errno));
-		hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight");
 		hermes_framer_eof(&srv->framer, sink);
+		if (srv->protocol == HERMES_PROTOCOL_MCP) {
+			/* MCP: nobody is left to read the results */
+			hermes_log(HERMES_LOG_INFO, "end of input: cancelling the work in flight");
+			stop_taking_work(srv, 0);
+			cancel_all(srv);
+		} else {
+			hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight");
+		}
 		l->eof = true;
 		if (srv->exit_status < 0)
 			srv->exit_status = 0;
@@ -263,6 +270,9 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	server_t srv;
 	memset(&srv, 0, sizeof srv);
 	srv.opts = opts;
+	srv.protocol = opts->protocol;
+	srv.methods = opts->protocol == HERMES_PROTOCOL_MCP ? hermes_mcp_methods : hermes_methods;
+	atomic_init(&srv.mcp_log_level, 99);
 	srv.exit_status = -1;
 	srv.wake[0] = srv.wake[1] = -1;
 	hermes_log_set_level(opts->log_level);
@@ -290,6 +300,7 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	}
 	saved_signals_t old;
 	install_signals(&srv, &old);
+	hermes_log_set_hook(hermes_mcp_log, &srv);
 	hermes_log(HERMES_LOG_INFO, "serving JSON-RPC on stdin/stdout: %d worker(s), framing %s", jobs,
 	           opts->framing == HERMES_FRAMING_NDJSON ? "ndjson"
 	           : opts->framing == HERMES_FRAMING_CONTENT_LENGTH ? "content-length" : "auto");
@@ -299,11 +310,19 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	hermes_framer_clear(&srv.framer);
 	hermes_pool_free(srv.pool);
 	hermes_inflight_shutdown(&srv, NULL); /* shutdown replies still owed, if any */
+	hermes_log_set_hook(NULL, NULL);
 	bool flushed = hermes_output_finish(srv.out, 30);
 	restore_signals(&old);
 	close(srv.wake[0]);
 	close(srv.wake[1]);
 	hermes_executor_free(srv.ex);
+	while (srv.retired) {
+		retired_t *next = srv.retired->next;
+		hermes_executor_free(srv.retired->ex);
+		free(srv.retired);
+		srv.retired = next;
+	}
+	free(srv.roots_request);
 	free(srv.workspace_error);
 	pthread_mutex_destroy(&srv.lock);
 	give_back_protocol_fds(&srv, in, out, flushed);

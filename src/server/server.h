@@ -9,12 +9,14 @@
 #include <hermes/hermes.h>
 
 typedef enum { HERMES_FRAMING_AUTO, HERMES_FRAMING_CONTENT_LENGTH, HERMES_FRAMING_NDJSON } hermes_framing_t;
+typedef enum { HERMES_PROTOCOL_AUTO, HERMES_PROTOCOL_HERMES, HERMES_PROTOCOL_MCP } hermes_protocol_t;
 typedef enum { HERMES_LOG_ERROR, HERMES_LOG_WARN, HERMES_LOG_INFO, HERMES_LOG_DEBUG } hermes_log_level_t;
 
 typedef struct hermes_server_options {
 	hermes_config_t config;   /* root NULL unless --root was given */
 	bool root_given;          /* --root was on the command line: initialize may not change it */
 	hermes_framing_t framing;
+	hermes_protocol_t protocol; /* AUTO: MCP if the first initialize has params.protocolVersion */
 	int64_t max_message_bytes;/* 0 = 64 MiB */
 	int jobs;                 /* 0 = processor count */
 	hermes_log_level_t log_level;

@@ -19,6 +19,7 @@
 #include "core/json.h"
 #include "server/framing.h"
 #include "server/jsonrpc.h"
+#include "server/log.h"
 #include "server/output.h"
 #include "server/pool.h"
 #include "server/server.h"
@@ -63,6 +64,9 @@ typedef struct request {
 	struct request *dropped;        /* a list of requests taken off the queue by a cancel */
 	struct server *srv;
 	message_t *msg;                 /* a reference: params live in its tree */
+	hermes_executor_t *ex;          /* the workspace it runs in (one may replace it meanwhile) */
+	bool mcp;                       /* an MCP tools/call: answered as a tool result */
+	char *progress_token;           /* MCP: the raw text of _meta.progressToken, or NULL */
 	const hermes_json_t *params;    /* the verb's arguments, or the envelope for hermes/execute */
 	const char *verb;               /* the verb's name, or NULL for hermes/execute */
 	char *id;                       /* raw id text; NULL for a notification */
@@ -72,7 +76,13 @@ typedef struct request {
 	size_t slot;                    /* index of the reply in the batch */
 	hermes_cancel_t *token;         /* LONG verbs, while running (server lock) */
 	bool started, cancel_requested; /* server lock */
+	bool silent;                    /* cancelled by an MCP notification: never answered */
 } request_t;
+
+typedef struct retired {
+	struct retired *next;
+	hermes_executor_t *ex;
+} retired_t;
 
 typedef struct pending_id {
 	struct pending_id *next;
@@ -87,7 +97,16 @@ typedef struct server {
 	int wake[2];                    /* self-pipe: signals, output trouble, work all done */
 
 	/* reader thread only */
+	hermes_protocol_t protocol;     /* HERMES or MCP; AUTO until the first initialize decides */
+	const struct method *methods;   /* the method table of the protocol */
 	hermes_executor_t *ex;          /* created by initialize or the first request that needs it */
+	retired_t *retired;             /* workspaces replaced (MCP roots): freed at the end */
+	bool client_roots;              /* MCP: the client has the roots capability */
+	bool roots_pending;             /* MCP: tool calls wait for the answer to roots/list */
+	char *roots_request;            /* MCP: the id text of the roots/list request in flight */
+	unsigned next_request_id;       /* MCP: requests the server sends */
+	atomic_int mcp_log_level;       /* MCP: notifications/message at or above this MCP level
+	                                   (0 debug .. 7 emergency; above 7 until MCP begins) */
 	char *workspace_error;          /* an initialize that named a root failed: why */
 	bool initialized;
 	bool stop_reading;              /* exit received */
@@ -125,8 +144,9 @@ typedef struct method {
 	bool needs_workspace;     /* opens the workspace first (--root or the current directory) */
 } method_t;
 
-/* The table, ended by a row with name NULL. */
+/* The tables of the two protocols, each ended by a row with name NULL. */
 extern const method_t hermes_methods[];
+extern const method_t hermes_mcp_methods[];
 
 /* The row for a method name; a verb's name finds the verb row and sets *verb. NULL if nothing
  * answers to name. */
@@ -148,6 +168,32 @@ void hermes_method_schema(server_t *srv, call_t *c);
 void hermes_method_execute(server_t *srv, call_t *c);   /* hermes/execute */
 void hermes_method_verb(server_t *srv, call_t *c);      /* a verb called by name (c->verb) */
 void hermes_method_cancel_request(server_t *srv, call_t *c);
+/* Hands a verb call to the pool: params are its arguments (verb NULL: params is an envelope);
+ * mcp: answered as an MCP tool result; progress_token: raw JSON text (copied), or NULL. */
+void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_desc *verb,
+                           const hermes_json_t *params, bool mcp, const char *progress_token,
+                           size_t progress_token_len);
+
+/* ---- mcp.c: the Model Context Protocol's session methods ----------------------------------- */
+void hermes_mcp_initialize(server_t *srv, call_t *c);
+void hermes_mcp_initialized(server_t *srv, call_t *c);
+void hermes_mcp_ping(server_t *srv, call_t *c);
+void hermes_mcp_set_level(server_t *srv, call_t *c);
+void hermes_mcp_cancelled(server_t *srv, call_t *c);
+void hermes_mcp_roots_changed(server_t *srv, call_t *c);
+/* A response from the client (to roots/list). */
+void hermes_mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj);
+/* Sends a notification (params: JSON text) to the client, from any thread. */
+void hermes_mcp_notify(server_t *srv, const char *method, const char *params, size_t len);
+/* The log hook: warnings and errors as notifications/message. */
+void hermes_mcp_log(void *ctx, hermes_log_level_t level, const char *message);
+
+/* ---- mcp_tools.c: tools/list, tools/call --------------------------------------------------- */
+void hermes_mcp_tools_list(server_t *srv, call_t *c);
+void hermes_mcp_tools_call(server_t *srv, call_t *c);
+/* The tools/call result of a verb run (result: its JSON, taken; NULL if out of memory). */
+void hermes_mcp_tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
+                            char *result, const hermes_error_t *err);
 
 /* ---- inflight.c: the in-flight list, its count, and what happens when it empties ------------ */
 /* Puts req on the list (and counts it in its batch). */
@@ -158,8 +204,9 @@ void hermes_inflight_add(server_t *srv, request_t *req);
  * before shutdown is queued before the shutdown reply. Takes r. */
 void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r);
 /* Cancels the requests whose id key matches (key NULL: all): queued ones are answered -32800 at
- * once and never run; running LONG ones have their token cancelled. Returns how many matched. */
-size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len);
+ * once and never run; running LONG ones have their token cancelled. silent (MCP): no reply at all
+ * is sent for them. Returns how many matched. */
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, bool silent);
 /* Answers pending shutdown requests if nothing is in flight (and wakes a finishing loop); or,
  * with nothing in flight, answers shutdown id at once. id NULL: only the pending ones. Takes id. */
 void hermes_inflight_shutdown(server_t *srv, char *id);

@@ -1,0 +1,282 @@
+/* server/mcp.c: the Model Context Protocol's session methods (revisions 2025-11-25, 2025-06-18,
+ * 2025-03-26 and 2024-11-05): initialize and its version negotiation, ping, logging, cancellation
+ * by notification, and the workspace taken from the client's roots. The tools are in
+ * mcp_tools.c. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/executor.h"
+#include "server/jsonrpc.h"
+#include "server/log.h"
+#include "server/state.h"
+
+/* Newest first: a client asking for another gets the newest. */
+static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+
+static const char instructions[] =
+	"Hermes gives you typed, confined access to one workspace directory. Paths are relative to "
+	"the workspace root (absolute paths are accepted only inside it; nothing outside it is "
+	"reachable, symlinks included). Lines count from 1 and ranges are inclusive. Prefer "
+	"fs_readRange (negative lines count from the end) over fs_readFile for big files, fs_search "
+	"(a regular expression, like rg) and fs_glob to find things, fs_listDir to look around. "
+	"proc_run runs one program with its arguments as a list, without a shell (no pipes, globs or "
+	"redirections); its output goes to files you read with fs_readRange. A failed tool call says "
+	"why in errorCode and errorMessage.";
+
+void hermes_mcp_notify(server_t *srv, const char *method, const char *params, size_t len)
+{
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"jsonrpc\":\"2.0\",\"method\":");
+	hermes_buf_json_string(&b, method, strlen(method));
+	hermes_buf_puts(&b, ",\"params\":");
+	hermes_buf_append(&b, params, len);
+	hermes_buf_puts(&b, "}");
+	size_t n = b.len;
+	char *body = hermes_buf_finish(&b);
+	if (body == NULL)
+		return; /* a notification lost to lack of memory is not worth failing anything for */
+	hermes_reply_t r = {{body, NULL}, {n, 0}, NULL};
+	hermes_output_send(srv->out, srv->framer.mode, &r);
+}
+
+/* MCP's logging levels, as syslog's; ours map onto them. */
+static const char *const mcp_levels[] = {"debug", "info", "notice", "warning", "error",
+                                          "critical", "alert", "emergency"};
+enum { MCP_WARNING = 3, MCP_ERROR = 4 };
+
+void hermes_mcp_log(void *ctx, hermes_log_level_t level, const char *message)
+{
+	server_t *srv = ctx;
+	int mcp = level == HERMES_LOG_ERROR ? MCP_ERROR : MCP_WARNING;
+	if (mcp < atomic_load(&srv->mcp_log_level))
+		return;
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_printf(&b, "{\"level\":\"%s\",\"logger\":\"hermes\",\"data\":", mcp_levels[mcp]);
+	hermes_buf_json_string(&b, message, strlen(message));
+	hermes_buf_puts(&b, "}");
+	size_t len = b.len;
+	char *params = hermes_buf_finish(&b);
+	if (params)
+		hermes_mcp_notify(srv, "notifications/message", params, len);
+	free(params);
+}
+
+/* Sends roots/list; the answer comes to hermes_mcp_response. */
+static void ask_roots(server_t *srv)
+{
+	char id[48];
+	snprintf(id, sizeof id, "\"hermes-roots-%u\"", ++srv->next_request_id);
+	free(srv->roots_request);
+	srv->roots_request = strdup(id);
+	if (srv->roots_request == NULL)
+		return;
+	srv->roots_pending = true;
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_printf(&b, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"roots/list\"}", id);
+	size_t n = b.len;
+	char *body = hermes_buf_finish(&b);
+	if (body) {
+		hermes_reply_t r = {{body, NULL}, {n, 0}, NULL};
+		hermes_output_send(srv->out, srv->framer.mode, &r);
+	}
+	hermes_log(HERMES_LOG_INFO, "asked the client for its roots");
+}
+
+void hermes_mcp_initialize(server_t *srv, call_t *c)
+{
+	const hermes_json_t *p = c->m.params;
+	if (srv->initialized) {
+		hermes_reply_error(srv, c, HERMES_RPC_INVALID_REQUEST, "initialize was already received", NULL);
+		return;
+	}
+	const hermes_json_t *pv = hermes_json_member(p, "protocolVersion");
+	if (!hermes_json_is_c_string(pv)) {
+		hermes_reply_invalid_params(srv, c, "protocolVersion", "InvalidArguments",
+		                            "initialize needs params.protocolVersion, a string such as \"%s\"",
+		                            versions[0]);
+		return;
+	}
+	const char *version = versions[0];
+	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+		if (strcmp(pv->str, versions[i]) == 0)
+			version = versions[i];
+	const hermes_json_t *caps = hermes_json_member(p, "capabilities");
+	srv->client_roots = hermes_json_member(caps, "roots") != NULL;
+	const hermes_json_t *ci = hermes_json_member(p, "clientInfo");
+	const hermes_json_t *name = hermes_json_member(ci, "name");
+	const hermes_json_t *ver = hermes_json_member(ci, "version");
+	hermes_log(HERMES_LOG_INFO, "MCP client %s %s, protocol %s (asked %s)%s",
+	           hermes_json_is_c_string(name) ? name->str : "?",
+	           hermes_json_is_c_string(ver) ? ver->str : "", version, pv->str,
+	           srv->client_roots ? ", with roots" : "");
+	srv->protocol = HERMES_PROTOCOL_MCP;
+	srv->methods = hermes_mcp_methods;
+	atomic_store(&srv->mcp_log_level, MCP_WARNING); /* warnings and errors, until setLevel */
+	srv->initialized = true;
+	if (srv->opts->root_given || !srv->client_roots) {
+		char why[1024];
+		if (hermes_server_workspace(srv, why, sizeof why) != 0) {
+			hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
+			return;
+		}
+	} else {
+		srv->roots_pending = true; /* asked once the client says it is initialized */
+	}
+
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"protocolVersion\":");
+	hermes_buf_json_string(&b, version, strlen(version));
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
+	                "\"serverInfo\":{\"name\":\"hermes\",\"title\":\"Hermes\",\"version\":");
+	hermes_buf_json_string(&b, hermes_version(), strlen(hermes_version()));
+	hermes_buf_puts(&b, "},\"instructions\":");
+	hermes_buf_json_string(&b, instructions, strlen(instructions));
+	hermes_buf_puts(&b, "}");
+	hermes_reply_result(srv, c, hermes_buf_finish(&b));
+}
+
+void hermes_mcp_initialized(server_t *srv, call_t *c)
+{
+	if (srv->roots_pending && srv->roots_request == NULL)
+		ask_roots(srv);
+	hermes_reply_nothing(srv, c);
+}
+
+void hermes_mcp_ping(server_t *srv, call_t *c)
+{
+	hermes_reply_result(srv, c, strdup("{}"));
+}
+
+void hermes_mcp_set_level(server_t *srv, call_t *c)
+{
+	const hermes_json_t *level = hermes_json_member(c->m.params, "level");
+	for (int i = 0; hermes_json_is_c_string(level) && i < 8; i++) {
+		if (strcmp(level->str, mcp_levels[i]) == 0) {
+			atomic_store(&srv->mcp_log_level, i);
+			hermes_reply_result(srv, c, strdup("{}"));
+			return;
+		}
+	}
+	hermes_reply_invalid_params(srv, c, "level", "InvalidArguments",
+	                            "level must be one of debug, info, notice, warning, error, critical, "
+	                            "alert, emergency");
+}
+
+void hermes_mcp_cancelled(server_t *srv, call_t *c)
+{
+	const hermes_json_t *id = hermes_json_member(c->m.params, "requestId");
+	size_t key_len = 0;
+	char *key = hermes_rpc_id_key(id, &key_len);
+	if (key) {
+		const hermes_json_t *reason = hermes_json_member(c->m.params, "reason");
+		size_t n = hermes_inflight_cancel(srv, key, key_len, true);
+		hermes_log(HERMES_LOG_INFO, "notifications/cancelled (%s): %zu request(s) stopped",
+		           hermes_json_is_c_string(reason) ? reason->str : "no reason given", n);
+		free(key);
+	}
+	hermes_reply_nothing(srv, c);
+}
+
+void hermes_mcp_roots_changed(server_t *srv, call_t *c)
+{
+	if (!srv->opts->root_given && srv->client_roots)
+		ask_roots(srv);
+	hermes_reply_nothing(srv, c);
+}
+
+/* A file: URI to a path, percent-decoded. NULL if it is not one (or encodes a NUL, or memory
+ * ran out). */
+static char *file_uri_path(const hermes_json_t *uri)
+{
+	if (!hermes_json_is_c_string(uri) || strncmp(uri->str, "file://", 7) != 0)
+		return NULL;
+	const char *s = uri->str + 7;
+	if (strncmp(s, "localhost/", 10) == 0)
+		s += 9;
+	if (*s != '/')
+		return NULL; /* file://host/... names another machine */
+	char *out = malloc(strlen(s) + 1), *o = out;
+	for (; out && *s; s++) {
+		int hi, lo;
+		if (*s == '%' && (hi = hermes_json_hexval(s[1])) >= 0 && (lo = hermes_json_hexval(s[2])) >= 0) {
+			if (hi == 0 && lo == 0) {
+				free(out);
+				return NULL;
+			}
+			*o++ = (char)(hi * 16 + lo);
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+/* The workspace becomes root: requests already running keep theirs (freed at the end). */
+static void use_root(server_t *srv, const char *root)
+{
+	hermes_config_t config = srv->opts->config;
+	config.root = root;
+	hermes_executor_t *ex = NULL;
+	hermes_error_t err;
+	if (hermes_executor_new(&config, &ex, &err) != 0) {
+		free(srv->workspace_error);
+		size_t n = strlen(err.message) + strlen(root) + 96;
+		if ((srv->workspace_error = malloc(n)) != NULL)
+			snprintf(srv->workspace_error, n, "the client's root '%s' cannot be used: %s", root,
+			         err.message);
+		hermes_log(HERMES_LOG_WARN, "the client's root '%s' cannot be used: %s", root, err.message);
+		return;
+	}
+	if (srv->ex && strcmp(hermes_executor_root(srv->ex), hermes_executor_root(ex)) == 0) {
+		hermes_executor_free(ex);
+		return;
+	}
+	if (srv->ex) {
+		retired_t *r = malloc(sizeof *r);
+		if (r == NULL) {
+			hermes_executor_free(ex);
+			return;
+		}
+		r->ex = srv->ex;
+		r->next = srv->retired;
+		srv->retired = r;
+	}
+	srv->ex = ex;
+	free(srv->workspace_error);
+	srv->workspace_error = NULL;
+	hermes_log(HERMES_LOG_INFO, "workspace (the client's first root): %s", hermes_executor_root(ex));
+}
+
+void hermes_mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
+{
+	if (srv->roots_request == NULL || c->m.id == NULL || strcmp(c->m.id, srv->roots_request) != 0) {
+		hermes_log(HERMES_LOG_DEBUG, "a response (id %s) to no request of ours ignored", c->m.id);
+		return;
+	}
+	free(srv->roots_request);
+	srv->roots_request = NULL;
+	srv->roots_pending = false;
+	const hermes_json_t *roots = hermes_json_member(hermes_json_member(obj, "result"), "roots");
+	char *path = NULL;
+	for (const hermes_json_t *r = roots && roots->type == HERMES_JSON_ARRAY ? roots->child : NULL;
+	     r && path == NULL; r = r->next)
+		path = file_uri_path(hermes_json_member(r, "uri"));
+	if (path) {
+		use_root(srv, path);
+		free(path);
+	} else if (srv->ex == NULL) {
+		free(srv->workspace_error);
+		srv->workspace_error = strdup(
+			hermes_json_member(obj, "error")
+			? "no workspace: the client answered roots/list with an error; start hermes mcp with --root DIR"
+			: "no workspace: the client's roots/list named no file:// root; start hermes mcp with --root DIR");
+		hermes_log(HERMES_LOG_WARN, "%s", srv->workspace_error ? srv->workspace_error : "no workspace");
+	}
+}

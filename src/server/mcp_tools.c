@@ -1,0 +1,184 @@
+/* server/mcp_tools.c: MCP's tools: one tool per verb of the table (tools/list, with the JSON
+ * Schemas the generator made from defs/verbs.def and annotations from the verb traits), and
+ * tools/call, which runs the verb on the worker pool like any Hermes request. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/executor.h"
+#include "core/json_schema.h"
+#include "server/jsonrpc.h"
+#include "server/log.h"
+#include "server/state.h"
+
+/* A tool's name: the verb's with '_' for '.', which the Anthropic and OpenAI APIs accept
+ * (^[a-zA-Z0-9_-]{1,64}$). */
+static void tool_name(const char *verb, char *out, size_t size)
+{
+	snprintf(out, size, "%s", verb);
+	for (char *p = out; *p; p++)
+		if (*p == '.')
+			*p = '_';
+}
+
+static void append_bool(hermes_buf_t *b, const char *name, bool v)
+{
+	hermes_buf_printf(b, "\"%s\":%s", name, v ? "true" : "false");
+}
+
+static void append_tool(hermes_buf_t *b, const hermes_verb_desc_t *d)
+{
+	char name[128];
+	tool_name(d->name, name, sizeof name);
+	hermes_buf_puts(b, "{\"name\":");
+	hermes_buf_json_string(b, name, strlen(name));
+	hermes_buf_puts(b, ",\"title\":");
+	hermes_buf_json_string(b, d->name, strlen(d->name));
+	/* The verb's sentence, then its arguments' (the rules and the error words a model needs). */
+	hermes_buf_t desc = HERMES_BUF_INIT;
+	hermes_buf_puts(&desc, d->description);
+	const char *more = d->args->description ? d->args->description : "";
+	const char *colon = strstr(more, ": ");
+	if (strncmp(more, "Arguments of ", 13) == 0 && colon)
+		more = colon + 2; /* "Arguments of fs.copyFile: a source and ..." */
+	if (more[0] && strcmp(more, "none.") != 0) {
+		hermes_buf_puts(&desc, " ");
+		char first = more[0] >= 'a' && more[0] <= 'z' ? (char)(more[0] - 'a' + 'A') : more[0];
+		hermes_buf_append(&desc, &first, 1);
+		hermes_buf_puts(&desc, more + 1);
+	}
+	size_t len = desc.len;
+	char *text = hermes_buf_finish(&desc);
+	hermes_buf_puts(b, ",\"description\":");
+	if (text)
+		hermes_buf_json_string(b, text, len);
+	else
+		b->failed = true;
+	free(text);
+	const char *in = hermes_verb_input_schema(d->name), *out = hermes_verb_output_schema(d->name);
+	hermes_buf_puts(b, ",\"inputSchema\":");
+	hermes_buf_puts(b, in ? in : "{\"type\":\"object\"}");
+	if (out) {
+		hermes_buf_puts(b, ",\"outputSchema\":");
+		hermes_buf_puts(b, out);
+	}
+	hermes_buf_puts(b, ",\"annotations\":{\"title\":");
+	hermes_buf_json_string(b, d->name, strlen(d->name));
+	hermes_buf_puts(b, ",");
+	append_bool(b, "readOnlyHint", d->traits & HERMES_TRAIT_READ_ONLY);
+	hermes_buf_puts(b, ",");
+	append_bool(b, "destructiveHint", d->traits & HERMES_TRAIT_DESTRUCTIVE);
+	hermes_buf_puts(b, ",");
+	append_bool(b, "idempotentHint", d->traits & HERMES_TRAIT_IDEMPOTENT);
+	hermes_buf_puts(b, ",");
+	/* a program it runs may reach anything; the file verbs stay in the workspace */
+	append_bool(b, "openWorldHint", d->traits & HERMES_TRAIT_SPAWNS);
+	hermes_buf_puts(b, "}}");
+}
+
+void hermes_mcp_tools_list(server_t *srv, call_t *c)
+{
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"tools\":[");
+	/* the executor's verbs; while the workspace is not known yet, the table's (the same) */
+	size_t n = srv->ex ? hermes_executor_verb_count(srv->ex) : hermes_verb_desc_count;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			hermes_buf_puts(&b, ",");
+		append_tool(&b, srv->ex ? hermes_executor_verb_at(srv->ex, i) : &hermes_verb_descs[i]);
+	}
+	hermes_buf_puts(&b, "]}");
+	hermes_reply_result(srv, c, hermes_buf_finish(&b));
+}
+
+/* The verb a tool name (fs_readRange) or a verb name (fs.readRange) stands for. */
+static const hermes_verb_desc_t *find_tool(server_t *srv, const char *name)
+{
+	const hermes_verb_desc_t *d = hermes_executor_find(srv->ex, name);
+	if (d)
+		return d;
+	char dotted[128];
+	const char *u = strchr(name, '_');
+	if (u == NULL || strlen(name) >= sizeof dotted)
+		return NULL;
+	snprintf(dotted, sizeof dotted, "%s", name);
+	dotted[u - name] = '.';
+	return hermes_executor_find(srv->ex, dotted);
+}
+
+void hermes_mcp_tools_call(server_t *srv, call_t *c)
+{
+	const hermes_json_t *p = c->m.params;
+	const hermes_json_t *name = hermes_json_member(p, "name");
+	if (p == NULL || p->type != HERMES_JSON_OBJECT || !hermes_json_is_c_string(name)) {
+		hermes_reply_invalid_params(srv, c, "name", "InvalidArguments",
+		                            "tools/call needs params {\"name\": <a tool of tools/list>, "
+		                            "\"arguments\": {...}}");
+		return;
+	}
+	if (srv->roots_pending || srv->ex == NULL) {
+		char why[1024];
+		if (srv->roots_pending)
+			snprintf(why, sizeof why, "the workspace is not known yet: the client has not "
+			         "answered roots/list (or start hermes mcp with --root DIR)");
+		if (srv->roots_pending || hermes_server_workspace(srv, why, sizeof why) != 0) {
+			hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
+			return;
+		}
+	}
+	const hermes_verb_desc_t *verb = find_tool(srv, name->str);
+	if (verb == NULL) {
+		hermes_reply_invalid_params(srv, c, "name", "UnknownVerb",
+		                            "unknown tool '%.200s': tools/list names the tools", name->str);
+		return;
+	}
+	const hermes_json_t *args = hermes_json_member(p, "arguments");
+	if (args && args->type == HERMES_JSON_NULL)
+		args = NULL;
+	const hermes_json_t *token = hermes_json_member(hermes_json_member(p, "_meta"), "progressToken");
+	if (token && token->type != HERMES_JSON_STRING && token->type != HERMES_JSON_NUMBER)
+		token = NULL;
+	hermes_requests_queue(srv, c, verb, args, true, token ? c->msg->body + token->start : NULL,
+	                      token ? token->end - token->start : 0);
+}
+
+void hermes_mcp_tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
+                            char *result, const hermes_error_t *err)
+{
+	if (outcome == HERMES_OUTCOME_INVALID || result == NULL) {
+		/* Arguments the decoder refused: a failed result the model can read and correct. */
+		free(result);
+		hermes_buf_t s = HERMES_BUF_INIT;
+		const char *code = hermes_errcode_name(err->code);
+		hermes_buf_puts(&s, "{\"succeeded\":false,\"errorMessage\":");
+		const char *msg = err->message[0] ? err->message : "out of memory running the tool";
+		hermes_buf_json_string(&s, msg, strlen(msg));
+		hermes_buf_puts(&s, ",\"errorCode\":");
+		code = code ? code : "Internal";
+		hermes_buf_json_string(&s, code, strlen(code));
+		hermes_buf_puts(&s, "}");
+		result = hermes_buf_finish(&s);
+		if (result == NULL) {
+			hermes_rpc_error(r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+			return;
+		}
+		outcome = HERMES_OUTCOME_FAILED;
+	}
+	size_t len = strlen(result);
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"content\":[{\"type\":\"text\",\"text\":");
+	hermes_buf_json_string(&b, result, len);
+	hermes_buf_puts(&b, "}],\"structuredContent\":");
+	hermes_buf_append(&b, result, len);
+	hermes_buf_puts(&b, outcome == HERMES_OUTCOME_SUCCEEDED ? ",\"isError\":false}" : ",\"isError\":true}");
+	free(result);
+	size_t n = b.len;
+	char *body = hermes_buf_finish(&b);
+	if (body == NULL)
+		hermes_rpc_error(r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		hermes_rpc_result(r, id, body, n);
+}
