@@ -217,19 +217,23 @@ def test_root_option_means_no_roots_request():
         s.expect_silence(0.2)  # and no roots/list was sent
 
 
-def test_end_of_input_cancels_and_exits():
+def test_end_of_input_cancels_long_calls_and_exits():
     with mcp() as s:
         s.request("tools/call", {"name": "proc_run", "arguments": {
             "executable": "sh", "arguments": ["-c", "echo $$ > pid; exec sleep 30"]}})
         s.wait_for_file("pid")
         time.sleep(0.05)
         pid = int(open(os.path.join(s.root, "pid")).read())
+        quick = s.request("tools/call", {"name": "fs_exists", "arguments": {"path": "pid"}})
         t0 = time.monotonic()
         s.close_stdin()
         status = s.wait(5)
         took = time.monotonic() - t0
         check(status == 0 and took < 2.0, "exit %r after %.2f s" % (status, took))
         check(not pid_alive(pid), "the program outlived the session")
+        # a quick call sent just before the end is still answered; the stopped one is not
+        replies = s.read_to_eof()
+        check([r.get("id") for r in replies] == [quick], replies)
 
 
 def test_serve_switches_to_mcp_on_its_initialize():

@@ -134,7 +134,7 @@ void hermes_reply_cancelled(hermes_reply_t *r, const char *id, const char *resul
 	}
 }
 
-size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, bool silent)
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how)
 {
 	request_t *dropped = NULL;
 	size_t n = 0;
@@ -143,8 +143,10 @@ size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, bo
 		if (key && (r->id_key == NULL || r->id_key_len != key_len ||
 		            memcmp(r->id_key, key, key_len) != 0))
 			continue;
+		if ((how & HERMES_CANCEL_LONG_ONLY) && !r->job.blocking)
+			continue;
 		n++;
-		r->silent = r->silent || silent;
+		r->silent = r->silent || (how & HERMES_CANCEL_SILENT);
 		if (!r->started && hermes_pool_remove(srv->pool, &r->job)) {
 			r->dropped = dropped;
 			dropped = r;

@@ -249,7 +249,7 @@ void hermes_method_exit(server_t *srv, call_t *c)
 	pthread_mutex_unlock(&srv->lock);
 	hermes_log(HERMES_LOG_INFO, "exit%s", clean ? "" : " without shutdown: cancelling the work in flight");
 	if (!clean) {
-		size_t n = hermes_inflight_cancel(srv, NULL, 0, false);
+		size_t n = hermes_inflight_cancel(srv, NULL, 0, 0);
 		if (n)
 			hermes_log(HERMES_LOG_INFO, "cancelled %zu request(s)", n);
 	}

@@ -173,7 +173,7 @@ void hermes_mcp_cancelled(server_t *srv, call_t *c)
 	char *key = hermes_rpc_id_key(id, &key_len);
 	if (key) {
 		const hermes_json_t *reason = hermes_json_member(c->m.params, "reason");
-		size_t n = hermes_inflight_cancel(srv, key, key_len, true);
+		size_t n = hermes_inflight_cancel(srv, key, key_len, HERMES_CANCEL_SILENT);
 		hermes_log(HERMES_LOG_INFO, "notifications/cancelled (%s): %zu request(s) stopped",
 		           hermes_json_is_c_string(reason) ? reason->str : "no reason given", n);
 		free(key);

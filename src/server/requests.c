@@ -171,7 +171,7 @@ void hermes_method_cancel_request(server_t *srv, call_t *c)
 		                            "$/cancelRequest needs params {\"id\": <the id of the request to cancel>}");
 		return;
 	}
-	size_t n = hermes_inflight_cancel(srv, key, key_len, false);
+	size_t n = hermes_inflight_cancel(srv, key, key_len, 0);
 	size_t shown = id->end - id->start;
 	hermes_log(HERMES_LOG_DEBUG, "$/cancelRequest %.*s: %zu request(s) in flight",
 	           (int)(shown > 64 ? 64 : shown), c->msg->body + id->start, n);

@@ -155,9 +155,9 @@ static void stop_taking_work(server_t *srv, int status)
 		srv->exit_status = status;
 }
 
-static void cancel_all(server_t *srv)
+static void cancel_all(server_t *srv, unsigned how)
 {
-	size_t n = hermes_inflight_cancel(srv, NULL, 0, srv->protocol == HERMES_PROTOCOL_MCP);
+	size_t n = hermes_inflight_cancel(srv, NULL, 0, how);
 	if (n)
 		hermes_log(HERMES_LOG_INFO, "cancelled %zu request(s)", n);
 }
@@ -181,7 +181,7 @@ static void handle_signals(server_t *srv, loop_t *l)
 		l->graceful = true;
 	}
 	if (seen >= 2) {
-		cancel_all(srv);
+		cancel_all(srv, srv->protocol == HERMES_PROTOCOL_MCP ? HERMES_CANCEL_SILENT : 0);
 		srv->stop_reading = true;
 	}
 	l->signals_handled = seen;
@@ -195,7 +195,7 @@ static void handle_broken_output(server_t *srv, loop_t *l)
 	l->broken = true;
 	hermes_log(HERMES_LOG_INFO, "the client is gone: cancelling the work in flight");
 	stop_taking_work(srv, 1);
-	cancel_all(srv);
+	cancel_all(srv, srv->protocol == HERMES_PROTOCOL_MCP ? HERMES_CANCEL_SILENT : 0);
 	srv->stop_reading = true;
 }
 
@@ -211,10 +211,11 @@ static void read_input(server_t *srv, loop_t *l, int in, char *buf, size_t size,
 			hermes_log(HERMES_LOG_ERROR, "reading stdin: %s", strerror(errno));
 		hermes_framer_eof(&srv->framer, sink);
 		if (srv->protocol == HERMES_PROTOCOL_MCP) {
-			/* MCP: nobody is left to read the results */
-			hermes_log(HERMES_LOG_INFO, "end of input: cancelling the work in flight");
+			/* MCP: the session is over; what may run for long is stopped (unanswered), quick
+			 * calls still finish and answer */
+			hermes_log(HERMES_LOG_INFO, "end of input: cancelling the long calls in flight");
 			stop_taking_work(srv, 0);
-			cancel_all(srv);
+			cancel_all(srv, HERMES_CANCEL_SILENT | HERMES_CANCEL_LONG_ONLY);
 		} else {
 			hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight");
 		}

@@ -204,9 +204,13 @@ void hermes_inflight_add(server_t *srv, request_t *req);
  * before shutdown is queued before the shutdown reply. Takes r. */
 void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r);
 /* Cancels the requests whose id key matches (key NULL: all): queued ones are answered -32800 at
- * once and never run; running LONG ones have their token cancelled. silent (MCP): no reply at all
- * is sent for them. Returns how many matched. */
-size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, bool silent);
+ * once and never run; running LONG ones have their token cancelled. how: HERMES_CANCEL_* bits.
+ * Returns how many matched. */
+enum {
+	HERMES_CANCEL_SILENT = 1,    /* MCP: no reply at all is sent for them */
+	HERMES_CANCEL_LONG_ONLY = 2  /* only LONG verbs (the others finish in a moment anyway) */
+};
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how);
 /* Answers pending shutdown requests if nothing is in flight (and wakes a finishing loop); or,
  * with nothing in flight, answers shutdown id at once. id NULL: only the pending ones. Takes id. */
 void hermes_inflight_shutdown(server_t *srv, char *id);
