@@ -96,6 +96,16 @@ run_hermes exec --root "$WS/does-not-exist" one.json
 expect_eq "bad root exit" "$rc" 2
 expect_match "bad root message" "$err" "^hermes: .*does-not-exist"
 
+# A YAML directive with an empty document (or none) after it ends, with an error (it used to loop
+# for ever at the end of the input).
+for doc in '%YAML 1.2\n---\n' '%YAML 1.2\n' '%YAML 1.2\n%TAG ! x\n---\n' '---\n%YAML 1.2\n---\n'; do
+	out=$(printf -- "$doc" | timeout 10 "$HERMES" exec 2>"$WS/.stderr")
+	rc=$?
+	expect_eq "directive without a document ($doc) ends with status 2" "$rc" 2
+done
+out=$(printf -- '%%YAML 1.2\n---\nverb: fs.exists\narguments: {path: x}\n' | timeout 10 "$HERMES" exec 2>&1)
+expect_eq "directive then an envelope" "$out" '{"exists":false,"succeeded":true,"errorMessage":null,"errorCode":null}'
+
 # Usage errors.
 run_hermes exec </dev/null
 expect_eq "empty input exit" "$rc" 2

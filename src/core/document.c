@@ -111,6 +111,7 @@ int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len,
 		size_t p = marker(s->text, s->len, start) == 1 ? next_line(s->text, s->len, start) : start;
 		int kind = 0;
 		for (;;) {
+			kind = 0; /* the end of the text is no marker (a stale one looped forever) */
 			while (p < s->len && !(kind = marker(s->text, s->len, p)))
 				p = next_line(s->text, s->len, p);
 			/* "%YAML 1.2" and other directives go with the "---" that follows them. */
