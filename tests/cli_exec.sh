@@ -99,7 +99,7 @@ expect_match "bad root message" "$err" "^hermes: .*does-not-exist"
 # A YAML directive with an empty document (or none) after it ends, with an error (it used to loop
 # for ever at the end of the input).
 for doc in '%YAML 1.2\n---\n' '%YAML 1.2\n' '%YAML 1.2\n%TAG ! x\n---\n' '---\n%YAML 1.2\n---\n'; do
-	out=$(printf -- "$doc" | timeout 10 "$HERMES" exec 2>"$WS/.stderr")
+	out=$(printf '%b' "$doc" | timeout 10 "$HERMES" exec 2>"$WS/.stderr")
 	rc=$?
 	expect_eq "directive without a document ($doc) ends with status 2" "$rc" 2
 done
