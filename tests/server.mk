@@ -16,6 +16,7 @@ SERVER_PY_TESTS = \
 	tests/server_framing.py \
 	tests/server_jsontestsuite.py \
 	tests/server_shutdown_order.py \
+	tests/server_backpressure.py \
 	tests/mcp_protocol.py
 TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh
 TEST_EXTENSIONS += .py

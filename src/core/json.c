@@ -24,6 +24,7 @@ typedef struct chunk {
 
 struct hermes_json_doc {
 	hermes_json_t *root;
+	size_t bytes;  /* allocated for it: the strings block and the value chunks */
 	char *strings; /* every decoded string, key and number text, NUL-terminated, back to back */
 	chunk_t *chunks;
 };
@@ -40,6 +41,7 @@ typedef struct parser {
 	const hermes_json_t **table; /* scratch hash table for repeated keys */
 	size_t table_cap;
 	hermes_error_t *err;
+	size_t values, max_values;   /* values made so far, and the most allowed */
 } parser_t;
 
 size_t hermes_json_skip_ws(const char *t, size_t len, size_t pos)
@@ -88,6 +90,8 @@ static int out_of_memory(parser_t *ps)
 
 static hermes_json_t *new_value(parser_t *ps)
 {
+	if (ps->values++ >= ps->max_values)
+		return NULL;
 	chunk_t *c = ps->doc->chunks;
 	if (c == NULL || c->used == c->cap) {
 		size_t cap = c ? (c->cap < 65536 ? c->cap * 2 : c->cap) : 16;
@@ -97,6 +101,7 @@ static hermes_json_t *new_value(parser_t *ps)
 		n->next = c;
 		n->used = 0;
 		n->cap = cap;
+		ps->doc->bytes += sizeof *n + cap * sizeof n->values[0];
 		ps->doc->chunks = c = n;
 	}
 	hermes_json_t *v = &c->values[c->used++];
@@ -355,7 +360,16 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 		}
 		hermes_json_t *v = new_value(ps);
 		if (v == NULL) {
-			out_of_memory(ps);
+			if (ps->values > ps->max_values) {
+				if (ps->err) {
+					hermes_error_set(ps->err, HERMES_E_TOO_LARGE, "JSON text too "
+					                 "complex: more than %zu values (arrays, objects, strings, "
+					                 "numbers, literals) in one text", ps->max_values);
+					hermes_text_position(t, p, &ps->err->line, &ps->err->column);
+				}
+			} else {
+				out_of_memory(ps);
+			}
 			goto out;
 		}
 		v->start = p;
@@ -471,6 +485,12 @@ out:
 int hermes_json_parse(const char *text, size_t len, int max_depth, hermes_json_doc_t **out,
                       size_t *end, hermes_error_t *err)
 {
+	return hermes_json_parse_bounded(text, len, max_depth, SIZE_MAX, out, end, err);
+}
+
+int hermes_json_parse_bounded(const char *text, size_t len, int max_depth, size_t max_values,
+                              hermes_json_doc_t **out, size_t *end, hermes_error_t *err)
+{
 	size_t dummy;
 	if (end == NULL)
 		end = &dummy;
@@ -478,7 +498,7 @@ int hermes_json_parse(const char *text, size_t len, int max_depth, hermes_json_d
 		max_depth = HERMES_JSON_MAX_DEPTH_LIMIT;
 	if (max_depth < 1)
 		max_depth = 1;
-	parser_t ps = { text, len, NULL, NULL, NULL, 0, err };
+	parser_t ps = { text, len, NULL, NULL, NULL, 0, err, 0, max_values };
 	ps.doc = calloc(1, sizeof *ps.doc);
 	/* A decoded string or number, with its NUL, never takes more bytes than its text (a string
 	 * loses its two quotes; a number is followed by a delimiter or the end): len + 1 bytes hold
@@ -489,6 +509,7 @@ int hermes_json_parse(const char *text, size_t len, int max_depth, hermes_json_d
 		return out_of_memory(&ps);
 	}
 	ps.s = ps.doc->strings;
+	ps.doc->bytes = sizeof *ps.doc + len + 1;
 	int rc = parse(&ps, max_depth, end);
 	free(ps.table);
 	if (rc != 0) {
@@ -497,6 +518,11 @@ int hermes_json_parse(const char *text, size_t len, int max_depth, hermes_json_d
 	}
 	*out = ps.doc;
 	return 0;
+}
+
+size_t hermes_json_doc_bytes(const hermes_json_doc_t *doc)
+{
+	return doc ? doc->bytes : 0;
 }
 
 const hermes_json_t *hermes_json_root(const hermes_json_doc_t *doc)

@@ -55,6 +55,15 @@ typedef struct hermes_json_doc hermes_json_doc_t;
 int hermes_json_parse(const char *text, size_t len, int max_depth, hermes_json_doc_t **out,
                       size_t *end, hermes_error_t *err);
 
+/* The same, refusing a text of more than max_values values (arrays, objects, members' values,
+ * strings, numbers, literals) with code HERMES_E_TOO_LARGE, so that what a tree costs is
+ * bounded whatever the text holds (a value takes about 80 bytes; "[0,0,...]" two bytes of text). */
+int hermes_json_parse_bounded(const char *text, size_t len, int max_depth, size_t max_values,
+                              hermes_json_doc_t **out, size_t *end, hermes_error_t *err);
+
+/* Bytes allocated for a document (its strings and values), for a caller that bounds memory. */
+size_t hermes_json_doc_bytes(const hermes_json_doc_t *doc);
+
 /* The root value of a document. */
 const hermes_json_t *hermes_json_root(const hermes_json_doc_t *doc);
 

@@ -23,9 +23,12 @@ message_t *hermes_message_ref(message_t *m)
 void hermes_message_unref(message_t *m)
 {
 	if (m && atomic_fetch_sub(&m->refs, 1) == 1) {
+		server_t *srv = m->srv;
+		atomic_fetch_sub(&srv->held_bytes, m->bytes);
 		hermes_json_doc_free(m->doc);
 		free(m->body);
 		free(m);
+		hermes_server_room(srv);
 	}
 }
 
@@ -140,6 +143,10 @@ static void parse_error(server_t *srv, const char *body, size_t len, int rc, siz
 	} else if (err->code == HERMES_E_INTERNAL) {
 		reply_invalid(srv, NULL, 0, NULL, HERMES_RPC_INTERNAL_ERROR, err->message, NULL);
 		return;
+	} else if (err->code == HERMES_E_TOO_LARGE) { /* valid JSON, maybe, but too much of it */
+		hermes_log(HERMES_LOG_WARN, "%s", err->message);
+		reply_invalid(srv, NULL, 0, NULL, HERMES_RPC_INVALID_REQUEST, err->message, NULL);
+		return;
 	} else {
 		snprintf(message, sizeof message, "parse error: %s", err->message);
 		snprintf(data, sizeof data, "{\"line\":%d,\"column\":%d}", err->line, err->column);
@@ -189,7 +196,8 @@ void hermes_dispatch_message(server_t *srv, char *body, size_t len)
 	size_t end = 0;
 	hermes_error_t err;
 	hermes_json_doc_t *doc = NULL;
-	int rc = hermes_json_parse(body, len, HERMES_RPC_MAX_DEPTH, &doc, &end, &err);
+	int rc = hermes_json_parse_bounded(body, len, HERMES_RPC_MAX_DEPTH, HERMES_SERVER_MAX_VALUES,
+	                                   &doc, &end, &err);
 	if (rc != 0 || hermes_json_skip_ws(body, len, end) != len) {
 		parse_error(srv, body, len, rc, end, &err);
 		hermes_json_doc_free(doc);
@@ -206,6 +214,9 @@ void hermes_dispatch_message(server_t *srv, char *body, size_t len)
 	msg->body = body;
 	msg->len = len;
 	msg->doc = doc;
+	msg->srv = srv;
+	msg->bytes = sizeof *msg + len + 1 + hermes_json_doc_bytes(doc);
+	atomic_fetch_add(&srv->held_bytes, msg->bytes);
 	atomic_init(&msg->refs, 1); /* the reader's, for the time of the dispatch */
 	const hermes_json_t *root = hermes_json_root(doc);
 	if (root->type == HERMES_JSON_OBJECT)

@@ -94,6 +94,7 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 	pthread_mutex_unlock(&srv->lock);
 	free_request(req);
 	answer_shutdowns(srv, ids, wake);
+	hermes_server_room(srv);
 }
 
 void hermes_inflight_shutdown(server_t *srv, char *id)

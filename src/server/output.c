@@ -29,10 +29,13 @@ struct hermes_output {
 	pthread_mutex_t lock;
 	pthread_cond_t more;     /* a frame was queued, or stopping */
 	pthread_cond_t idle;     /* the writer finished */
+	pthread_cond_t written;  /* a round of writes is done: maybe room for more */
 	frame_t *head, *tail;
 	bool stopping, done, broken;
 	uint64_t progress;       /* bytes written, to tell a slow client from a stuck one */
+	size_t queued;           /* bytes of the frames queued or being written */
 	void (*on_broken)(void *);
+	void (*on_written)(void *);
 	void *ctx;
 };
 
@@ -48,14 +51,25 @@ size_t hermes_reply_length(const hermes_reply_t *r)
 	return r->len[0] + r->len[1] + (r->tail ? strlen(r->tail) : 0);
 }
 
-static void free_frames(frame_t *f)
+/* The memory a queued frame takes: its bytes, its own struct and the allocator's overhead of its
+ * three blocks (a small reply costs twice its length). */
+static size_t frame_bytes(const frame_t *f)
 {
+	return f->header_len + hermes_reply_length(&f->reply) + strlen(f->trailer) + sizeof *f + 3 * 16;
+}
+
+/* Frees a list of frames; returns the bytes they held. */
+static size_t free_frames(frame_t *f)
+{
+	size_t bytes = 0;
 	while (f) {
 		frame_t *next = f->next;
+		bytes += frame_bytes(f);
 		hermes_reply_clear(&f->reply);
 		free(f);
 		f = next;
 	}
+	return bytes;
 }
 
 /* Writes all of iov[0..n), resuming after short writes. 0, or an errno value. */
@@ -127,8 +141,16 @@ static void *writer_main(void *arg)
 				pthread_mutex_unlock(&out->lock);
 			}
 		}
-		free_frames(list);
+		size_t written = free_frames(list);
 		pthread_mutex_lock(&out->lock);
+		out->queued -= written;
+		pthread_cond_broadcast(&out->written);
+		if (out->on_written) {
+			void (*cb)(void *) = out->on_written;
+			pthread_mutex_unlock(&out->lock);
+			cb(out->ctx);
+			pthread_mutex_lock(&out->lock);
+		}
 		if (out->broken && !was_broken && out->on_broken) {
 			void (*cb)(void *) = out->on_broken;
 			void *ctx = out->ctx;
@@ -143,21 +165,25 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx), void *ctx)
+hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx),
+                                     void (*on_written)(void *ctx), void *ctx)
 {
 	hermes_output_t *out = calloc(1, sizeof *out);
 	if (out == NULL)
 		return NULL;
 	out->fd = fd;
 	out->on_broken = on_broken;
+	out->on_written = on_written;
 	out->ctx = ctx;
 	pthread_mutex_init(&out->lock, NULL);
 	pthread_cond_init(&out->more, NULL);
 	pthread_cond_init(&out->idle, NULL);
+	pthread_cond_init(&out->written, NULL);
 	if (pthread_create(&out->tid, NULL, writer_main, out) != 0) {
 		pthread_mutex_destroy(&out->lock);
 		pthread_cond_destroy(&out->more);
 		pthread_cond_destroy(&out->idle);
+		pthread_cond_destroy(&out->written);
 		free(out);
 		return NULL;
 	}
@@ -188,8 +214,33 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 	else
 		out->head = f;
 	out->tail = f;
+	out->queued += frame_bytes(f);
 	pthread_cond_signal(&out->more);
 	pthread_mutex_unlock(&out->lock);
+}
+
+bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += (long)timeout_ms * 1000000L;
+	ts.tv_sec += ts.tv_nsec / 1000000000L;
+	ts.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&out->lock);
+	while (out->queued >= max && !out->broken && !out->stopping)
+		if (pthread_cond_timedwait(&out->written, &out->lock, &ts) == ETIMEDOUT)
+			break;
+	bool room = out->queued < max || out->broken || out->stopping;
+	pthread_mutex_unlock(&out->lock);
+	return room;
+}
+
+size_t hermes_output_queued(hermes_output_t *out)
+{
+	pthread_mutex_lock(&out->lock);
+	size_t n = out->queued;
+	pthread_mutex_unlock(&out->lock);
+	return n;
 }
 
 bool hermes_output_finish(hermes_output_t *out, int stall_seconds)
@@ -209,6 +260,7 @@ bool hermes_output_finish(hermes_output_t *out, int stall_seconds)
 				stalled = 0;
 			} else if (++stalled >= stall_seconds) {
 				out->on_broken = NULL; /* the caller's state is going away */
+				out->on_written = NULL;
 				pthread_mutex_unlock(&out->lock);
 				hermes_log(HERMES_LOG_WARN, "the client has read no reply for %d s; giving up "
 				           "on the replies still queued", stall_seconds);
@@ -222,6 +274,7 @@ bool hermes_output_finish(hermes_output_t *out, int stall_seconds)
 	pthread_mutex_destroy(&out->lock);
 	pthread_cond_destroy(&out->more);
 	pthread_cond_destroy(&out->idle);
+	pthread_cond_destroy(&out->written);
 	free(out);
 	return true;
 }

@@ -25,9 +25,17 @@ size_t hermes_reply_length(const hermes_reply_t *r);
 typedef struct hermes_output hermes_output_t;
 
 /* Starts the writer thread on fd. on_broken(ctx) is called (from the writer thread, once) if
- * writing fails, e.g. because the client went away; later replies are then dropped. NULL on
- * failure. */
-hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx), void *ctx);
+ * writing fails, e.g. because the client went away; later replies are then dropped. on_written(ctx)
+ * (may be NULL) is called from the writer thread after each round of writes, when the bytes
+ * queued have gone down. NULL on failure. */
+hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx),
+                                     void (*on_written)(void *ctx), void *ctx);
+/* Waits (at most timeout_ms) until the replies queued hold less than max bytes, or the output is
+ * broken or stopping: true then, false on timeout. A worker calls it before producing a reply, so
+ * that a client that does not read stops the work rather than filling the memory. */
+bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms);
+/* Memory held by replies queued and not yet written, in bytes (any thread). */
+size_t hermes_output_queued(hermes_output_t *out);
 /* Queues a reply framed for mode; takes ownership of its pieces (and clears *r). */
 void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r);
 /* Writes what is queued, then stops the writer. Gives up if the client has read nothing for

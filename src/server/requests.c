@@ -59,6 +59,15 @@ static void run_request(hermes_pool_job_t *job)
 		hermes_inflight_done(srv, req, &r);
 		return;
 	}
+	/* Backpressure: no new reply while the client leaves too many unread (see state.h). */
+	while (!hermes_output_wait_room(srv->out, HERMES_SERVER_MAX_QUEUED_BYTES, 100)) {
+		pthread_mutex_lock(&srv->lock);
+		bool stop = req->cancel_requested;
+		pthread_mutex_unlock(&srv->lock);
+		if (stop || atomic_load(&srv->output_broken))
+			break;
+	}
+
 	char *result = NULL;
 	hermes_error_t err;
 	memset(&err, 0, sizeof err);

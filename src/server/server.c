@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -46,6 +47,17 @@ void hermes_server_wake(server_t *srv)
 {
 	ssize_t w = write(srv->wake[1], "w", 1);
 	(void)w; /* EAGAIN: the pipe is full of wake-ups already */
+}
+
+void hermes_server_room(server_t *srv)
+{
+	if (atomic_load(&srv->throttled))
+		hermes_server_wake(srv);
+}
+
+static void on_output_written(void *ctx)
+{
+	hermes_server_room(ctx);
 }
 
 static void on_output_broken(void *ctx)
@@ -237,6 +249,42 @@ static bool finished(server_t *srv, const loop_t *l)
 	return idle;
 }
 
+/* Is the client holding too much of the server (see state.h)? Once it is, half of each bound must
+ * be free again before reading resumes, so that the reader does not wake for every reply. */
+static bool over_bounds(server_t *srv, bool waiting)
+{
+	unsigned shift = waiting ? 1 : 0;
+	pthread_mutex_lock(&srv->lock);
+	size_t active = srv->active_count;
+	pthread_mutex_unlock(&srv->lock);
+	return active >= (HERMES_SERVER_MAX_INFLIGHT >> shift) ||
+	       atomic_load(&srv->held_bytes) >= (HERMES_SERVER_MAX_HELD_BYTES >> shift) ||
+	       hermes_output_queued(srv->out) >= (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
+}
+
+/* Whether to read stdin now: not while the client holds too much. The flag is published before
+ * the second look, so a thread making room after the first look sees it and wakes the loop. */
+static bool room_to_read(server_t *srv)
+{
+	bool waiting = atomic_load(&srv->throttled);
+	if (!over_bounds(srv, waiting)) {
+		if (waiting)
+			hermes_log(HERMES_LOG_DEBUG, "room again: reading requests");
+		atomic_store(&srv->throttled, false);
+		return true;
+	}
+	if (!waiting) {
+		hermes_log(HERMES_LOG_DEBUG, "the client holds too much (requests in flight, or replies "
+		           "it has not read): input paused");
+		atomic_store(&srv->throttled, true);
+		if (!over_bounds(srv, true)) { /* made room meanwhile, maybe without seeing the flag */
+			atomic_store(&srv->throttled, false);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The reader loop: stdin, the self-pipe, signals, until the session is over. */
 static void serve(server_t *srv, int in)
 {
@@ -245,7 +293,7 @@ static void serve(server_t *srv, int in)
 	char *buf = malloc(READ_SIZE);
 	loop_t l = {0};
 	while (!finished(srv, &l)) {
-		bool reading = !l.eof && !srv->stop_reading;
+		bool reading = !l.eof && !srv->stop_reading && room_to_read(srv);
 		struct pollfd p[2] = {{srv->wake[0], POLLIN, 0}, {in, POLLIN, 0}};
 		if (poll(p, reading ? 2 : 1, -1) < 0) {
 			if (errno == EINTR)
@@ -277,16 +325,24 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	srv.exit_status = -1;
 	srv.wake[0] = srv.wake[1] = -1;
 	hermes_log_set_level(opts->log_level);
+#ifdef M_MMAP_THRESHOLD
+	/* Big blocks (a file's content, its reply) straight from mmap and back to the system when
+	 * freed: glibc would otherwise raise the threshold after the first such free and keep every
+	 * worker thread's big blocks in its arena, and the server's memory would not come down. */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
 
 	int in, out;
 	if (take_protocol_fds(&srv, &in, &out) != 0)
 		return 1;
 	pthread_mutex_init(&srv.lock, NULL);
 	atomic_init(&srv.output_broken, false);
+	atomic_init(&srv.held_bytes, 0);
+	atomic_init(&srv.throttled, false);
 	hermes_framer_init(&srv.framer, opts->framing, opts->max_message_bytes);
 	int jobs = opts->jobs > 0 ? opts->jobs : processor_count();
 	srv.pool = hermes_pool_new(jobs, HERMES_SERVER_MAX_LONG);
-	srv.out = hermes_output_start(out, on_output_broken, &srv);
+	srv.out = hermes_output_start(out, on_output_broken, on_output_written, &srv);
 	if (srv.pool == NULL || srv.out == NULL) {
 		hermes_log(HERMES_LOG_ERROR, "cannot start the worker threads");
 		hermes_pool_free(srv.pool);

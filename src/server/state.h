@@ -24,6 +24,16 @@
 #include "server/pool.h"
 #include "server/server.h"
 
+/* What the server holds for a client at most; past one of these it stops reading its input until
+ * there is room again (backpressure), so its memory stays bounded whatever the client sends and
+ * however slowly it reads. Documented in PROTOCOL.md. */
+#define HERMES_SERVER_MAX_VALUES       (256 * 1024)  /* JSON values in one message */
+#define HERMES_SERVER_MAX_INFLIGHT     1024u         /* requests queued or running */
+#define HERMES_SERVER_MAX_HELD_BYTES   (32u << 20)   /* messages (text and tree) they hold */
+#define HERMES_SERVER_MAX_QUEUED_BYTES (16u << 20)   /* replies not yet written */
+
+struct server;
+
 /* One framed message, read once into a tree. Shared by the requests it holds (a batch's elements
  * run at once), freed when the last reference goes. */
 typedef struct message {
@@ -31,6 +41,8 @@ typedef struct message {
 	size_t len;
 	hermes_json_doc_t *doc;
 	atomic_size_t refs;
+	struct server *srv;
+	size_t bytes;             /* counted in srv->held_bytes while it lives */
 } message_t;
 
 /* Takes a reference. */
@@ -119,10 +131,15 @@ typedef struct server {
 	bool finishing;                 /* the loop waits for active_count == 0: wake it then */
 	pending_id_t *shutdown_replies; /* shutdown requests to answer once the work is done */
 	atomic_bool output_broken;
+	atomic_size_t held_bytes;       /* of the messages alive */
+	atomic_bool throttled;          /* the reader waits for room: wake it when some is made */
 } server_t;
 
 /* Wakes the reader loop (any thread; async-signal-safe). */
 void hermes_server_wake(server_t *srv);
+/* Some room was made (a request done, a message freed, replies written): wakes the reader if it
+ * waits for it (any thread). */
+void hermes_server_room(server_t *srv);
 
 /* ---- dispatch.c: one framed message (body owned by the callee), or a broken frame ---------- */
 void hermes_dispatch_message(server_t *srv, char *body, size_t len);
