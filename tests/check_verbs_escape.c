@@ -61,6 +61,9 @@ static void build_world(void)
 	add_route("%s/ws-evil/x.txt", vt.base);
 	add_route("%s/ws-evil", vt.base);
 	add_route("%s/ws/../outside/secret.txt", vt.base);
+	/* absolute, written under the root, leaving through a link (proc.run too must refuse these) */
+	add_route("%s/ws/lnk_dir_abs/secret.txt", vt.base);
+	add_route("%s/ws/lnk_file_abs", vt.base);
 	/* Over-long: the whole path, and one component. */
 	char *p = routes[route_count++];
 	size_t n = 0;
@@ -104,8 +107,15 @@ static int envelopes(const char *route, char out[][9000])
 		         "{\"verb\":\"%s\",\"arguments\":{\"sourcePath\":\"ok.txt\",\"destinationPath\":%s}}",
 		         pairs[i], r);
 	}
-	snprintf(out[k++], 9000,
-	         "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":%s,\"arguments\":[]}}", e);
+	/* An absolute path written outside the root names a program of the system (like one in
+	 * PATH), so only the others are escape attempts for proc.run. */
+	size_t rl = strlen(vt.base) + 3;
+	bool system = route[0] == '/' && !(strncmp(route, vt.base, strlen(vt.base)) == 0 &&
+	                                   strncmp(route + strlen(vt.base), "/ws", 3) == 0 &&
+	                                   (route[rl] == '/' || route[rl] == '\0'));
+	if (!system)
+		snprintf(out[k++], 9000,
+		         "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":%s,\"arguments\":[]}}", e);
 	free(r);
 	free(e);
 	return k;

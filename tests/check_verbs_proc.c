@@ -155,7 +155,7 @@ START_TEST(run_errors)
 	vt_err(vt_call("proc.run", a), "InvalidArgument", "timeoutSeconds");
 	vt_err(run("", 10, NULL), "InvalidArgument", NULL);
 	vt_err(run("../outside.sh", 10, NULL), "OutsideWorkspace", "../outside.sh");
-	vt_err(run("/bin/sh", 10, NULL), "OutsideWorkspace", "/bin/sh");
+	vt_err(run("/nonexistent/hermes-program", 10, NULL), "NotFound", "hermes-program");
 	vt_put("ws/bad-interpreter.sh", "#!/nonexistent/interpreter\n");
 	chmod(vt_path("ws/bad-interpreter.sh"), 0755);
 	vt_err(run("./bad-interpreter.sh", 10, NULL), "NotFound", "interpreter");
@@ -163,6 +163,9 @@ START_TEST(run_errors)
 	cJSON *ls = vt_call("fs.listDir", vt_args("path", ".hermes/runs", NULL));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ls, "succeeded")))
 		ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ls, "entries")), 0);
+	/* an absolute path outside the workspace is a program of the system, like one in PATH */
+	cJSON *sys = run("/bin/sh", 10, "-c", "exit 3", NULL);
+	ck_assert_int_eq(vt_int(sys, "exitCode"), 3);
 }
 END_TEST
 
@@ -244,6 +247,76 @@ START_TEST(run_timeout_sigkill_after_grace)
 	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 9);
 	ck_assert_msg(took >= 2.5 && took < 6, "took %.2f s", took);
 	assert_group_gone(r);
+}
+END_TEST
+
+/* Is the process whose pid is in the workspace file rel alive (not a zombie)? */
+static bool pid_file_alive(const char *rel)
+{
+	char *s = NULL;
+	for (int i = 0; i < 200 && !(s = vt_get(rel, NULL)); i++)
+		usleep(10000);
+	ck_assert_msg(s != NULL, "%s was not written", rel);
+	pid_t pid = (pid_t)atoi(s);
+	free(s);
+	ck_assert_int_gt(pid, 1);
+	char path[64], stat[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(stat, 1, sizeof stat - 1, f);
+	fclose(f);
+	stat[n] = '\0';
+	const char *p = strrchr(stat, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+START_TEST(run_leaves_no_descendant)
+{
+	/* The program exits at once, leaving a background child: the run ends with it gone. */
+	cJSON *r = run("sh", 20, "-c", "sleep 30 & echo $! > bg.pid; echo started", NULL);
+	vt_ok(r);
+	ck_assert_msg(!pid_file_alive("ws/bg.pid"), "a background child outlived its run");
+	/* One that leaves its session (setsid) and its process group does not get away either. */
+	r = run("sh", 20, "-c", "setsid sh -c 'echo $$ > s.pid; exec sleep 30' & sleep 0.2", NULL);
+	vt_ok(r);
+	ck_assert_msg(!pid_file_alive("ws/s.pid"), "a setsid child outlived its run");
+	/* Nor at a timeout: the daemonised grandchild is stopped with the rest. */
+	double t0 = now();
+	r = run("sh", 1, "-c", "setsid sh -c 'echo $$ > t.pid; exec sleep 30' & exec sleep 30", NULL);
+	vt_err(r, "Timeout", NULL);
+	ck_assert_msg(now() - t0 < 4, "took %.2f s", now() - t0);
+	ck_assert_msg(!pid_file_alive("ws/t.pid"), "a setsid child outlived its timeout");
+	/* A background writer past the output limit is stopped too (it used to write on and on). */
+	hermes_config_t c = {.proc_output_limit = 100000};
+	vt_reopen(&c);
+	r = run("sh", 20, "-c", "(echo $BASHPID > y.pid 2>/dev/null; exec yes) & exec yes", NULL);
+	vt_err(r, "TooLarge", NULL);
+	struct stat a, b;
+	char p[8300];
+	snprintf(p, sizeof p, "ws/%s", vt_str(r, "stdoutPath"));
+	ck_assert_int_eq(stat(vt_path(p), &a), 0);
+	usleep(200000);
+	ck_assert_int_eq(stat(vt_path(p), &b), 0);
+	ck_assert_msg(a.st_size == b.st_size, "the output grew after the run: %lld then %lld bytes",
+	              (long long)a.st_size, (long long)b.st_size);
+}
+END_TEST
+
+START_TEST(run_executes_the_checked_file)
+{
+	/* A script is run through its descriptor too (its interpreter reads /dev/fd/N). */
+	vt_put("ws/tool.sh", "#!/bin/sh\necho \"args: $*\"\n");
+	chmod(vt_path("ws/tool.sh"), 0755);
+	cJSON *r = run("./tool.sh", 10, "a", "b", NULL);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath");
+	ck_assert_str_eq(out, "args: a b\n");
+	free(out);
+	/* A symlink inside the workspace to a program outside it is refused, not followed. */
+	ck_assert_int_eq(symlink("/bin/echo", vt_path("ws/echo-link")), 0);
+	vt_err(run("./echo-link", 10, "x", NULL), "OutsideWorkspace", "echo-link");
 }
 END_TEST
 
@@ -364,6 +437,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_timeout_kills_group);
 	tcase_add_test(tc, run_timeout_sigkill_after_grace);
 	tcase_add_test(tc, run_default_timeout);
+	tcase_add_test(tc, run_leaves_no_descendant);
+	tcase_add_test(tc, run_executes_the_checked_file);
 	tcase_add_test(tc, run_output_limit);
 	tcase_add_test(tc, run_cancelled);
 	tcase_add_test(tc, run_concurrently);

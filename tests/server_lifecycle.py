@@ -197,6 +197,31 @@ def test_children_do_not_inherit_protocol_pipes():
         check("pipe:" not in out, "a child sees a pipe:\n" + out)
 
 
+def test_programs_do_not_outlive_a_killed_server():
+    # kill -9 of the server: its runs' supervisors notice (PR_SET_PDEATHSIG) and stop them.
+    if not PROC:
+        return "skip"
+    with Server() as s:
+        s.request("proc.run", {"executable": "sh",
+                               "arguments": ["-c", "setsid sh -c 'echo $$ > pid; exec sleep 30' & exec sleep 30"]})
+        s.wait_for_file("pid")
+        time.sleep(0.05)
+        pid = int(open(os.path.join(s.root, "pid")).read())
+        s.proc.kill()
+        s.proc.wait(5)
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 5:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().split(") ")[1][0] == "Z":
+                        break
+            except FileNotFoundError:
+                break
+            time.sleep(0.02)
+        took = time.monotonic() - t0
+        check(took < 3.0, "the program outlived the killed server by %.2f s" % took)
+
+
 def test_unknown_notifications_and_responses_are_ignored():
     with Server() as s:
         s.notify("$/setTrace", {"value": "off"})

@@ -13,6 +13,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/fs_write.c \
 	src/verbs/fs_tree.c \
 	src/verbs/proc_run.c \
+	src/verbs/spawn.c src/verbs/spawn.h \
 	src/verbs/sys_info.c \
 	src/verbs/glob.c src/verbs/glob.h \
 	src/verbs/ignore.c src/verbs/ignore.h \

@@ -1,17 +1,14 @@
 /* verbs/proc_run.c: proc.run. The program runs directly (no shell) in the workspace root, in its
- * own process group, with stdin from /dev/null and its output in two new files under
- * .hermes/runs/. The wait watches the program, the clock, the output size and the cancel token at
- * once (poll on a pidfd), so no signal handler is needed and concurrent runs in several threads
- * do not disturb each other. A run that must end is ended as a group: SIGTERM, a short grace,
- * SIGKILL. */
+ * own process group under a supervisor of its own (spawn.c: nothing of it outlives the run), with
+ * stdin from /dev/null and its output in two new files under .hermes/runs/. The wait watches the
+ * supervisor, the clock, the output size and the cancel token at once (poll on a pidfd), so no
+ * signal handler is needed and concurrent runs in several threads do not disturb each other. */
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +18,11 @@
 #include <unistd.h>
 
 #include "verbs/handlers.h"
+#include "verbs/spawn.h"
 #include "verbs/workspace.h"
 
 extern char **environ;
 
-#define GRACE_MS 2000      /* between SIGTERM and SIGKILL */
 #define CHECK_EVERY_MS 25  /* how often the output size is looked at (a fast writer may pass
                               * the limit by what it writes in that time) */
 
@@ -101,53 +98,6 @@ static int64_t output_size(const int fds[2])
 	return (int64_t)a.st_size + (int64_t)b.st_size;
 }
 
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	(void)pid;
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-/* Does the process group pgid still have a member that is not a zombie? (Orphaned members are
- * reaped by init, which may take its time: a zombie has stopped, and counts as gone.) */
-static bool group_alive(pid_t pgid)
-{
-	if (kill(-pgid, 0) < 0 && errno == ESRCH)
-		return false;
-	DIR *proc = opendir("/proc");
-	if (!proc)
-		return true;
-	bool alive = false;
-	struct dirent *de;
-	while (!alive && (de = readdir(proc))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		char path[64], stat[512];
-		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, stat, sizeof stat - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		stat[n] = '\0';
-		/* "pid (comm) state ppid pgrp ...": comm may hold anything, so parse after the last ')'. */
-		const char *p = strrchr(stat, ')');
-		char state;
-		long ppid, pgrp;
-		if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == (long)pgid &&
-		    state != 'Z' && state != 'X')
-			alive = true;
-	}
-	closedir(proc);
-	return alive;
-}
-
 /* Looks name up in PATH like execvp, but tells "nowhere" (-ENOENT) from "only where it may not
  * be run" (-EACCES), and skips directories it may not search (execvp reports those as EACCES).
  * Relative PATH entries (and empty ones, meaning ".") are taken from the workspace root, where the
@@ -177,6 +127,32 @@ static int find_in_path(const hermes_ws_t *ws, const char *name, char *out, size
 			break;
 	}
 	return rc;
+}
+
+/* Is the absolute path written under the workspace root? Then it is a workspace path, confined
+ * (a symlink or ".." in it that leads out is refused), never a program of the system. */
+static bool under_root(const hermes_ws_t *ws, const char *path)
+{
+	size_t n = strlen(ws->root);
+	if (n == 1) /* the root is "/": everything is under it */
+		return true;
+	return strncmp(path, ws->root, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* An absolute path outside the workspace: a program of the system, checked like a PATH entry. */
+static int system_program(const char *path, char *out, size_t size)
+{
+	struct stat st;
+	if (strlen(path) >= size)
+		return -ENAMETOOLONG;
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode) || faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) != 0)
+		return -EACCES;
+	snprintf(out, size, "%s", path);
+	return 0;
 }
 
 /* Waits up to ms for the child to exit (without reaping it); true if it has. */
@@ -228,34 +204,33 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 	}
 
 	/* A path with '/' is a workspace path: confined, and run by its resolved name. */
+	/* A path with '/' is a workspace path: confined, and executed from the very descriptor that
+	 * was checked (never looked up again). An absolute path outside the workspace is a program
+	 * of the system, like one found in PATH (/bin/echo). */
 	char resolved[PATH_MAX + 1] = "";
+	int exe_fd = -1;
 	if (strchr(exe, '/')) {
-		int fd;
-		int rc = hermes_ws_open_path(ws, exe, O_PATH, &fd);
-		if (rc) {
-			hermes_ws_fail(result, rc, "run", exe);
-			return;
+		int rc = hermes_ws_open_path(ws, exe, O_PATH, &exe_fd);
+		if (rc == HERMES_WS_EOUTSIDE && exe[0] == '/' && !under_root(ws, exe)) {
+			rc = system_program(exe, resolved, sizeof resolved);
+			exe_fd = -1;
+		} else if (rc == 0) {
+			struct stat st;
+			if (fstat(exe_fd, &st) != 0)
+				rc = -errno;
+			else if (S_ISDIR(st.st_mode))
+				rc = -EISDIR;
+			if (rc)
+				close(exe_fd), exe_fd = -1;
 		}
-		struct stat st;
-		memset(&st, 0, sizeof st);
-		char link[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		ssize_t n = fstat(fd, &st) == 0 ? readlink(link, resolved, sizeof resolved - 1) : -1;
-		close(fd);
-		if (S_ISDIR(st.st_mode)) {
+		if (rc == -EISDIR) {
 			hermes_result_fail(result, HERMES_E_IS_A_DIRECTORY, "cannot run '%s': it is a directory",
 			                   hermes_ws_shown(exe, shown, sizeof shown));
 			return;
 		}
-		if (n <= 0 || resolved[0] != '/') {
-			/* No /proc: run it by its path under the root (it was just checked to be inside). */
-			if (exe[0] == '/')
-				snprintf(resolved, sizeof resolved, "%s", exe);
-			else
-				snprintf(resolved, sizeof resolved, "%s/%s", strcmp(ws->root, "/") ? ws->root : "",
-				         exe);
-		} else {
-			resolved[n] = '\0';
+		if (rc) {
+			hermes_ws_fail(result, rc, "run", exe);
+			return;
 		}
 	} else {
 		int rc = find_in_path(ws, exe, resolved, sizeof resolved);
@@ -281,85 +256,45 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		hermes_ws_fail(result, rc, "create the output files of proc.run in", ".hermes/runs");
 		if (runs >= 0)
 			close(runs);
+		if (exe_fd >= 0)
+			close(exe_fd);
 		return;
 	}
 
 	/* argv: the executable as given, then the arguments. */
 	char **argv = calloc(args->arguments_count + 2, sizeof *argv);
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	bool fa_ok = false, attr_ok = false;
-	pid_t pid = -1;
-	if (!argv) {
-		rc = ENOMEM;
-		goto spawn_failed;
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	hermes_run_t run;
+	if (!argv || null_fd < 0) {
+		rc = argv ? -errno : -ENOMEM;
+	} else {
+		argv[0] = (char *)exe;
+		for (size_t i = 0; i < args->arguments_count; i++)
+			argv[i + 1] = args->arguments[i];
+		hermes_spawn_t spec = {exe_fd, resolved, argv, environ, ws->root_fd, null_fd, out[0], out[1]};
+		rc = hermes_run_start(&spec, &run);
 	}
-	argv[0] = (char *)exe;
-	for (size_t i = 0; i < args->arguments_count; i++)
-		argv[i + 1] = args->arguments[i];
-	rc = posix_spawn_file_actions_init(&fa);
-	fa_ok = rc == 0;
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, out[0], 1);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addfchdir_np(&fa, ws->root_fd);
-#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
-	/* Every descriptor of ours is close-on-exec; this also covers any the host left inheritable. */
-	if (rc == 0)
-		rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-	if (rc == 0)
-		rc = posix_spawnattr_init(&attr);
-	attr_ok = rc == 0;
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	if (rc == 0)
-		rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-		                                         POSIX_SPAWN_SETSIGDEF);
-	if (rc == 0)
-		rc = posix_spawnattr_setpgroup(&attr, 0);
-	if (rc == 0)
-		rc = posix_spawnattr_setsigmask(&attr, &none);
-	if (rc == 0)
-		rc = posix_spawnattr_setsigdefault(&attr, &all);
-	if (rc == 0)
-		rc = posix_spawn(&pid, resolved, &fa, &attr, argv, environ);
-spawn_failed:
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ok)
-		posix_spawnattr_destroy(&attr);
 	free(argv);
+	if (null_fd >= 0)
+		close(null_fd);
+	if (exe_fd >= 0)
+		close(exe_fd);
 	if (rc) {
 		close(out[0]);
 		close(out[1]);
 		unlinkat(runs, names[0], 0);
 		unlinkat(runs, names[1], 0);
 		close(runs);
-		if (rc == ENOENT)
-			hermes_result_fail(result, HERMES_E_NOT_FOUND,
-			                   "cannot run '%s': the interpreter of its #! line (or a library it "
-			                   "needs) was not found", hermes_ws_shown(exe, shown, sizeof shown));
-		else if (rc == ENOEXEC)
-			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-			                   "cannot run '%s': it is not in an executable format",
-			                   hermes_ws_shown(exe, shown, sizeof shown));
-		else
-			hermes_ws_fail(result, -rc, "run", exe);
+		hermes_ws_fail(result, rc, "run", exe);
 		return;
 	}
-	close(runs);
 
 	/* Wait for the program, the clock, the output limit and the cancel token. */
-	int pidfd = open_pidfd(pid);
+	pid_t pid = run.pid;
+	int pidfd = run.pidfd;
 	int cancelfd = call->cancel ? hermes_cancel_fd(call->cancel) : -1;
 	const int64_t limit = call->config->proc_output_limit;
-	const int64_t deadline = now_ms() + (int64_t)timeout * 1000;
+	const int64_t started = now_ms(), deadline = started + (int64_t)timeout * 1000;
 	hermes_errcode_t why = HERMES_E_NONE;
 	for (;;) {
 		int64_t left = deadline - now_ms();
@@ -380,30 +315,39 @@ spawn_failed:
 			why = HERMES_E_TOO_LARGE;
 			break;
 		}
-		double elapsed = (double)(now_ms() - (deadline - (int64_t)timeout * 1000)) / 1000.0;
+		double elapsed = (double)(now_ms() - started) / 1000.0;
 		hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, %lld bytes of output so far",
 		                     exe, elapsed, (long long)written);
 	}
 	if (why != HERMES_E_NONE) {
-		/* End the whole group. The leader is not reaped before the SIGKILL, so the group id
-		 * cannot have been reused by then. */
-		kill(-pid, SIGTERM);
-		wait_exit(pid, pidfd, -1, GRACE_MS, NULL);
-		kill(-pid, SIGKILL);
+		/* The supervisor ends the program's group and every descendant (SIGTERM, a grace,
+		 * SIGKILL) and exits once none is left. */
+		hermes_run_stop(&run);
+		if (!wait_exit(pid, pidfd, -1, HERMES_RUN_GRACE_MS + 2000, NULL))
+			kill(pid, SIGKILL); /* a supervisor that does not answer (should not happen) */
 	}
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (why != HERMES_E_NONE) {
-		/* The rest of the group was reparented; wait (briefly) until all of it has died, so that
-		 * when the result says "stopped", no process of the group is left running. */
-		for (int64_t until = now_ms() + GRACE_MS; now_ms() < until;) {
-			if (!group_alive(pid))
-				break;
-			struct timespec ts = {0, 5 * 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
+	rc = hermes_run_finish(&run, &status);
+	pidfd = -1;
+	if (rc) {
+		close(out[0]);
+		close(out[1]);
+		unlinkat(runs, names[0], 0);
+		unlinkat(runs, names[1], 0);
+		close(runs);
+		if (rc == -ENOENT)
+			hermes_result_fail(result, HERMES_E_NOT_FOUND,
+			                   "cannot run '%s': the interpreter of its #! line (or a library it "
+			                   "needs) was not found", hermes_ws_shown(exe, shown, sizeof shown));
+		else if (rc == -ENOEXEC)
+			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+			                   "cannot run '%s': it is not in an executable format",
+			                   hermes_ws_shown(exe, shown, sizeof shown));
+		else
+			hermes_ws_fail(result, rc, "run", exe);
+		return;
 	}
+	close(runs);
 	if (pidfd >= 0)
 		close(pidfd);
 	close(out[0]);

@@ -1,0 +1,280 @@
+/* verbs/spawn.c: a program run under a supervisor of its own (see spawn.h). Between fork and
+ * exit, the supervisor and the program's child side run in a copy of a multithreaded process, so
+ * they call only async-signal-safe functions: system calls, no malloc, no stdio. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verbs/spawn.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000
+#endif
+
+/* A record of the report pipe: 'E' errno (the program could not be executed) or 'S' its wait
+ * status. */
+static void report(int fd, char tag, int value)
+{
+	char buf[1 + sizeof value];
+	buf[0] = tag;
+	memcpy(buf + 1, &value, sizeof value);
+	ssize_t w;
+	do
+		w = write(fd, buf, sizeof buf);
+	while (w < 0 && errno == EINTR);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sends sig to every child of this process, found in /proc (as a subreaper, the orphans of the
+ * run are our children). Returns how many were signalled. */
+static int signal_children(int sig)
+{
+	struct dirent64 {
+		uint64_t ino;
+		int64_t off;
+		unsigned short reclen;
+		unsigned char type;
+		char name[];
+	};
+	pid_t self = getpid();
+	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (proc < 0)
+		return 0;
+	int n = 0;
+	char buf[8192];
+	long got;
+	while ((got = syscall(SYS_getdents64, proc, buf, sizeof buf)) > 0) {
+		for (long off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(buf + off);
+			off += d->reclen;
+			long pid = 0;
+			const char *c = d->name;
+			for (; *c >= '0' && *c <= '9'; c++)
+				pid = pid * 10 + (*c - '0');
+			if (*c != '\0' || pid <= 0)
+				continue;
+			char path[40], stat[512];
+			size_t len = (size_t)(c - d->name);
+			if (len > 20)
+				continue;
+			memcpy(path, d->name, len);
+			memcpy(path + len, "/stat", 6);
+			int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			ssize_t r = read(fd, stat, sizeof stat - 1);
+			close(fd);
+			if (r <= 0)
+				continue;
+			stat[r] = '\0';
+			/* "pid (comm) state ppid ...": comm may hold anything, so read after the last ')' */
+			char *p = strrchr(stat, ')');
+			if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+				continue;
+			long ppid = 0;
+			for (p += 4; *p >= '0' && *p <= '9'; p++)
+				ppid = ppid * 10 + (*p - '0');
+			if (ppid == (long)self && kill((pid_t)pid, sig) == 0)
+				n++;
+		}
+	}
+	close(proc);
+	return n;
+}
+
+/* The program's side of the fork: its process group, descriptors, directory and signals, then
+ * the exec of exactly the checked file. Never returns. */
+static void program(const hermes_spawn_t *s, int rep, pid_t supervisor)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* the supervisor gone, so is the program */
+	if (getppid() != supervisor)
+		_exit(127);
+	if (dup2(s->in_fd, 0) < 0 || dup2(s->out_fd, 1) < 0 || dup2(s->err_fd, 2) < 0 ||
+	    fchdir(s->cwd_fd) < 0) {
+		report(rep, 'E', errno);
+		_exit(127);
+	}
+	/* Nothing of Hermes's is inherited (its own descriptors are close-on-exec already; this
+	 * covers any a host left open). */
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != rep)
+				fcntl(fd, F_SETFD, FD_CLOEXEC);
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (s->exe_fd >= 0) {
+		syscall(SYS_execveat, s->exe_fd, "", s->argv, s->envp, AT_EMPTY_PATH);
+		if (errno == ENOENT) {
+			/* A #! script is read by its interpreter through /dev/fd/N, which a close-on-exec
+			 * descriptor no longer is: the script gets that one descriptor open. */
+			fcntl(s->exe_fd, F_SETFD, 0);
+			syscall(SYS_execveat, s->exe_fd, "", s->argv, s->envp, AT_EMPTY_PATH);
+		}
+	} else {
+		execve(s->exe_path, s->argv, s->envp);
+	}
+	report(rep, 'E', errno);
+	_exit(127);
+}
+
+/* Kills and reaps everything left of the run. As a subreaper, no descendant can leave: once
+ * waitpid says there is no child, there is no descendant. */
+static void end_all(pid_t group)
+{
+	for (;;) {
+		kill(-group, SIGKILL);
+		signal_children(SIGKILL);
+		pid_t w = waitpid(-1, NULL, 0);
+		if (w < 0 && errno == ECHILD)
+			return;
+	}
+}
+
+/* The supervisor: runs the program, reports how it ended, and leaves nothing of it behind. */
+static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0); /* Hermes gone (even by SIGKILL): stop the run */
+	if (getppid() != hermes)
+		_exit(0);
+	pid_t self = getpid();
+	pid_t prog = fork();
+	if (prog < 0) {
+		report(rep, 'E', errno);
+		_exit(0);
+	}
+	if (prog == 0)
+		program(s, rep, self);
+	setpgid(prog, prog);
+	/* Hold nothing of Hermes's open (its protocol pipes, its files): only the report. */
+	if (rep > 0)
+		syscall(SYS_close_range, 0U, (unsigned)rep - 1, 0U);
+	syscall(SYS_close_range, (unsigned)rep + 1, ~0U, 0U);
+
+	sigset_t wanted;
+	sigemptyset(&wanted);
+	sigaddset(&wanted, SIGTERM);
+	sigaddset(&wanted, SIGCHLD);
+	int64_t kill_at = -1;
+	for (;;) {
+		int status;
+		pid_t w;
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (w == prog) {
+				report(rep, 'S', status);
+				end_all(prog);
+				_exit(0);
+			}
+		}
+		struct timespec tick = {0, 50 * 1000 * 1000};
+		siginfo_t si;
+		int sig = sigtimedwait(&wanted, &si, &tick);
+		if (sig == SIGTERM && kill_at < 0) {
+			kill(-prog, SIGTERM);
+			signal_children(SIGTERM);
+			kill_at = now_ms() + HERMES_RUN_GRACE_MS;
+		}
+		if (kill_at >= 0 && now_ms() >= kill_at) {
+			kill(-prog, SIGKILL);
+			signal_children(SIGKILL);
+		}
+	}
+}
+
+int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
+{
+	int rep[2];
+	if (pipe2(rep, O_CLOEXEC) != 0)
+		return -errno;
+	/* Every signal blocked across the fork: the supervisor takes SIGTERM and SIGCHLD with
+	 * sigtimedwait, and no handler of Hermes's runs in it. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t hermes = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(rep[0]);
+		supervise(spec, rep[1], hermes);
+		_exit(0);
+	}
+	int err = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(rep[1]);
+	if (pid < 0) {
+		close(rep[0]);
+		return -err;
+	}
+	run->pid = pid;
+	run->report = rep[0];
+#ifdef SYS_pidfd_open
+	run->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	run->pidfd = -1;
+#endif
+	return 0;
+}
+
+void hermes_run_stop(hermes_run_t *run)
+{
+	kill(run->pid, SIGTERM);
+}
+
+int hermes_run_finish(hermes_run_t *run, int *status)
+{
+	int st;
+	while (waitpid(run->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (run->pidfd >= 0)
+		close(run->pidfd);
+	int exec_errno = 0;
+	*status = 0;
+	char rec[1 + sizeof(int)];
+	size_t have = 0;
+	for (;;) {
+		ssize_t r = read(run->report, rec + have, sizeof rec - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		if (have < sizeof rec)
+			continue;
+		int v;
+		memcpy(&v, rec + 1, sizeof v);
+		if (rec[0] == 'E')
+			exec_errno = v;
+		else if (rec[0] == 'S')
+			*status = v;
+		have = 0;
+	}
+	close(run->report);
+	return exec_errno ? -exec_errno : 0;
+}

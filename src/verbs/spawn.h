@@ -1,0 +1,44 @@
+/* verbs/spawn.h: running a program so that nothing of it outlives its run. Each run has a
+ * supervisor process of its own (a child subreaper): the program's orphans are reparented to it,
+ * and when the program ends, is stopped, or Hermes itself dies, the supervisor kills every
+ * descendant that is left before it exits. The program is executed from the descriptor that was
+ * checked (execveat), never looked up again by path. */
+#ifndef HERMES_VERBS_SPAWN_H
+#define HERMES_VERBS_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* What to run. */
+typedef struct hermes_spawn {
+	int exe_fd;              /* the executable, opened and checked (O_PATH is fine); or -1 */
+	const char *exe_path;    /* if exe_fd is -1: its absolute path (a PATH lookup) */
+	char *const *argv;       /* argv[0] is the name the program sees */
+	char *const *envp;
+	int cwd_fd;              /* the directory it starts in */
+	int in_fd, out_fd, err_fd; /* its standard input, output and error */
+} hermes_spawn_t;
+
+/* A running program, seen through its supervisor. */
+typedef struct hermes_run {
+	pid_t pid;       /* the supervisor */
+	int pidfd;       /* readable once it has exited; -1 without pidfd_open (old kernel) */
+	int report;      /* read end of the supervisor's report */
+} hermes_run_t;
+
+/* Starts the supervisor, which starts the program in a process group of its own. 0, or -errno
+ * (nothing is left running then). */
+int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run);
+
+/* Asks the run to stop: the program's group gets SIGTERM, then, after a grace of
+ * HERMES_RUN_GRACE_MS, every descendant left gets SIGKILL. Returns at once: the supervisor exits
+ * (its pidfd becomes readable) once nothing of the run is left. */
+#define HERMES_RUN_GRACE_MS 2000
+void hermes_run_stop(hermes_run_t *run);
+
+/* Reaps the supervisor (waiting for it) and says how the program ended: 0 and its wait status
+ * in *status; or -errno if it could not be executed (ENOENT: a missing #! interpreter or
+ * library, ENOEXEC: not an executable format, ...). Frees the run. */
+int hermes_run_finish(hermes_run_t *run, int *status);
+
+#endif
