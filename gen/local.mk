@@ -1,5 +1,6 @@
 # The generator: defs/*.def -> C structs, descriptor tables, libcyaml schemas, the handler
-# prototypes and registration table of src/verbs, the manual of the verbs.
+# prototypes and registration table of src/verbs, the JSON Schemas of the verbs, the manual of
+# the verbs.
 # One output per rule (a multi-output rule would run twice under make -j); each output is written
 # to $@.tmp and renamed so an interrupted run never leaves a half file behind. The outputs are
 # distributed, so a tarball builds without Python.
@@ -15,6 +16,7 @@ HERMES_GEN_PY = \
 	gen/hermes_gen/emit_yaml_schema_c.py \
 	gen/hermes_gen/emit_handlers_h.py \
 	gen/hermes_gen/emit_registry_c.py \
+	gen/hermes_gen/emit_json_schema_c.py \
 	gen/hermes_gen/emit_man.py
 HERMES_GEN_DEPS = $(HERMES_DEFS) $(HERMES_GEN_PY:%=$(srcdir)/%)
 EXTRA_DIST += defs/verbs.def defs/errors.def $(HERMES_GEN_PY)
@@ -36,9 +38,11 @@ src/verbs/gen_handlers.h: $(HERMES_GEN_DEPS)
 	$(AM_V_GEN)$(hermes_gen_run) handlers-h >$@.tmp && mv -f $@.tmp $@
 src/verbs/gen_registry.c: $(HERMES_GEN_DEPS)
 	$(AM_V_GEN)$(hermes_gen_run) registry-c >$@.tmp && mv -f $@.tmp $@
+src/core/gen_json_schema.c: $(HERMES_GEN_DEPS)
+	$(AM_V_GEN)$(hermes_gen_run) json-schema-c >$@.tmp && mv -f $@.tmp $@
 
 HERMES_GENERATED = include/hermes/types.h src/core/gen_descriptors.c src/core/gen_yaml_schema.c \
-	src/verbs/gen_handlers.h src/verbs/gen_registry.c
+	src/verbs/gen_handlers.h src/verbs/gen_registry.c src/core/gen_json_schema.c
 BUILT_SOURCES += $(HERMES_GENERATED)
 MAINTAINERCLEANFILES += $(HERMES_GENERATED)
 

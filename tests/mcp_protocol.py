@@ -68,8 +68,15 @@ def test_before_initialize_only_ping():
 
 def test_tools_list_matches_the_table():
     verbs = table_verbs()
+    schemas = {v["name"]: v for v in json.loads(subprocess.run(
+        [HERMES, "schema", "--format=json-schema"], stdout=subprocess.PIPE, check=True).stdout)}
     with mcp() as s:
         tools = expect_result(s.call("tools/list"))["tools"]
+        for t in tools:  # exactly what hermes schema prints
+            check(t["inputSchema"] == schemas[t["title"]]["inputSchema"], t["name"])
+            check(t["outputSchema"] == schemas[t["title"]]["outputSchema"], t["name"])
+            check(t["inputSchema"]["additionalProperties"] is False, t["name"])
+            check(set(t["inputSchema"].get("required", [])) <= set(t["inputSchema"]["properties"]), t)
         names = [t["name"] for t in tools]
         check(sorted(names) == sorted(v.replace(".", "_") for v in verbs), names)
         for t in tools:

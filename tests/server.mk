@@ -1,8 +1,9 @@
 # tests/server.mk: hermes serve. A Check suite for the pieces that need no process (framing,
 # JSON-RPC, the pool), a shell smoke test, and black-box tests in Python 3 that spawn the real
 # `hermes serve` and `hermes mcp` (skipped, exit 77, where python3 is missing, e.g. building a
-# tarball without it); and hermes mcp under the official MCP TypeScript SDK (mcp_sdk.sh: skipped
-# where node or the SDK is not installed).
+# tarball without it); hermes mcp under the official MCP TypeScript SDK (mcp_sdk.sh), and the
+# generated JSON Schemas against the decoder with the SDK's validator (json_schema.sh); those two
+# are skipped where node or the SDK is not installed.
 check_PROGRAMS += tests/check_server
 tests_check_server_SOURCES = tests/check_server.c
 tests_check_server_CFLAGS = $(tests_check_cflags)
@@ -18,11 +19,11 @@ SERVER_PY_TESTS = \
 	tests/server_shutdown_order.py \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py
-TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh
+TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_smoke.sh tests/server_py.sh tests/server_lib.py $(SERVER_PY_TESTS) \
-	tests/mcp_sdk.sh tests/mcp_sdk.mjs
+	tests/mcp_sdk.sh tests/mcp_sdk.mjs tests/json_schema.sh tests/json_schema.mjs
 
 # The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure); they ship
 # with their client. Their figures are in the README.

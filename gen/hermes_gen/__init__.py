@@ -7,8 +7,8 @@ import argparse
 import os
 import sys
 
-from . import (emit_descriptors_c, emit_handlers_h, emit_man, emit_registry_c, emit_types_h,
-               emit_yaml_schema_c)
+from . import (emit_descriptors_c, emit_handlers_h, emit_json_schema_c, emit_man,
+               emit_registry_c, emit_types_h, emit_yaml_schema_c)
 from .parse import DefError, load_table
 
 EMITTERS = {
@@ -17,6 +17,7 @@ EMITTERS = {
     "yaml-schema-c": emit_yaml_schema_c.emit,
     "handlers-h": emit_handlers_h.emit,
     "registry-c": emit_registry_c.emit,
+    "json-schema-c": emit_json_schema_c.emit,
     "man-verbs": emit_man.emit,
 }
 

@@ -8,9 +8,11 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/buf.h"
 #include "core/decode.h"
 #include "core/desc.h"
 #include "core/idl.h"
+#include "core/json_schema.h"
 
 /* The table's verbs sorted by name. */
 static void sorted_verbs(const hermes_verb_desc_t **out)
@@ -24,6 +26,43 @@ static void sorted_verbs(const hermes_verb_desc_t **out)
 		}
 		out[at] = &hermes_verb_descs[i];
 	}
+}
+
+/* One verb's JSON Schemas: {"name", "inputSchema", "outputSchema"}, the very texts MCP's
+ * tools/list serves. */
+static void json_schemas(hermes_buf_t *b, const hermes_verb_desc_t *verb)
+{
+	hermes_buf_puts(b, "{\"name\":");
+	hermes_buf_json_string(b, verb->name, strlen(verb->name));
+	hermes_buf_puts(b, ",\"inputSchema\":");
+	hermes_buf_puts(b, hermes_verb_input_schema(verb->name));
+	hermes_buf_puts(b, ",\"outputSchema\":");
+	hermes_buf_puts(b, hermes_verb_output_schema(verb->name));
+	hermes_buf_puts(b, "}");
+}
+
+static int print_json_schemas(const hermes_verb_desc_t **verbs, size_t n, bool array)
+{
+	hermes_buf_t b = HERMES_BUF_INIT;
+	if (array)
+		hermes_buf_puts(&b, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			hermes_buf_puts(&b, ",");
+		json_schemas(&b, verbs[i]);
+	}
+	if (array)
+		hermes_buf_puts(&b, "]");
+	hermes_buf_puts(&b, "\n");
+	size_t len = b.len;
+	char *text = hermes_buf_finish(&b);
+	if (!text) {
+		fprintf(stderr, "hermes: out of memory\n");
+		return -1;
+	}
+	fwrite(text, 1, len, stdout);
+	free(text);
+	return 0;
 }
 
 static int print_schema(const hermes_verb_desc_t *verb, bool separate)
@@ -43,40 +82,63 @@ static int print_schema(const hermes_verb_desc_t *verb, bool separate)
 int hermes_cmd_schema(int argc, char **argv)
 {
 	const hermes_verb_desc_t *verbs[HERMES_VERB_COUNT];
-	int status = HERMES_EXIT_OK, printed = 0;
+	const hermes_verb_desc_t *asked[HERMES_VERB_COUNT];
+	int status = HERMES_EXIT_OK, printed = 0, operands = 0;
+	bool json = false;
 	for (int i = 1; i < argc; i++) {
-		if (hermes_is_help(argv[i])) {
-			printf("Usage: hermes schema [VERB]...\n"
+		const char *arg = argv[i];
+		if (hermes_is_help(arg)) {
+			printf("Usage: hermes schema [--format=FORMAT] [VERB]...\n"
 			       "Print the argument type and then the result type of each VERB (matched\n"
-			       "case-insensitively) in the Hermes IDL; with no VERB, of every verb.\n"
+			       "case-insensitively); with no VERB, of every verb.\n"
 			       "\n"
-			       "  -h, --help   display this help and exit\n"
+			       "      --format=FORMAT   idl (default): the Hermes IDL; json-schema: the JSON\n"
+			       "                        Schemas (draft 2020-12) of the arguments and the\n"
+			       "                        result, as MCP's tools/list serves them: one object\n"
+			       "                        {name, inputSchema, outputSchema} for one VERB, else\n"
+			       "                        an array of them\n"
+			       "  -h, --help            display this help and exit\n"
 			       "\n"
 			       "Example: hermes schema fs.readRange\n");
 			return HERMES_EXIT_OK;
 		}
-		if (argv[i][0] == '-' && argv[i][1])
-			return hermes_usage_error("schema", "unrecognized option '%s'", argv[i]);
-	}
-	if (argc < 2) {
-		sorted_verbs(verbs);
-		for (size_t i = 0; i < hermes_verb_desc_count; i++)
-			if (print_schema(verbs[i], i > 0))
-				return HERMES_EXIT_USAGE;
-		return HERMES_EXIT_OK;
-	}
-	for (int i = 1; i < argc; i++) {
-		const hermes_verb_desc_t *verb = hermes_verb_desc_find(argv[i]);
-		if (!verb) {
-			hermes_error_t err;
-			hermes_decode_err_unknown_verb(&err, argv[i]);
-			fprintf(stderr, "hermes: %s\n", err.message);
-			status = HERMES_EXIT_USAGE;
+		if (strncmp(arg, "--format", 8) == 0 && (arg[8] == '=' || arg[8] == '\0')) {
+			const char *v = arg[8] == '=' ? arg + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			if (v == NULL)
+				return hermes_usage_error("schema", "option '--format' requires an argument");
+			if (strcmp(v, "idl") == 0)
+				json = false;
+			else if (strcmp(v, "json-schema") == 0)
+				json = true;
+			else
+				return hermes_usage_error("schema", "invalid --format '%s' (expected idl or "
+				                          "json-schema)", v);
 			continue;
 		}
-		if (print_schema(verb, printed++ > 0))
-			return HERMES_EXIT_USAGE;
+		if (arg[0] == '-' && arg[1])
+			return hermes_usage_error("schema", "unrecognized option '%s'", arg);
+		const hermes_verb_desc_t *verb = hermes_verb_desc_find(arg);
+		if (!verb) {
+			hermes_error_t err;
+			hermes_decode_err_unknown_verb(&err, arg);
+			fprintf(stderr, "hermes: %s\n", err.message);
+			status = HERMES_EXIT_USAGE;
+		} else if (operands < HERMES_VERB_COUNT) {
+			asked[operands++] = verb;
+		}
 	}
+	if (operands == 0 && status == HERMES_EXIT_OK) {
+		sorted_verbs(verbs);
+		for (size_t i = 0; i < hermes_verb_desc_count; i++)
+			asked[operands++] = verbs[i];
+		if (json)
+			return print_json_schemas(asked, (size_t)operands, true) ? HERMES_EXIT_USAGE : status;
+	}
+	if (json && operands)
+		return print_json_schemas(asked, (size_t)operands, operands > 1) ? HERMES_EXIT_USAGE : status;
+	for (int i = 0; i < operands; i++)
+		if (print_schema(asked[i], printed++ > 0))
+			return HERMES_EXIT_USAGE;
 	return status;
 }
 

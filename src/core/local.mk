@@ -1,5 +1,5 @@
 # src/core: the executor, registry, envelope decoding (JSON and YAML), result encoding, schema
-# IDL and errors. No file system, process or console I/O here.
+# IDL, the verbs' JSON Schemas and errors. No file system, process or console I/O here.
 noinst_LTLIBRARIES += libhermes_core.la
 libhermes_core_la_SOURCES = \
 	src/core/desc.h \
@@ -21,6 +21,7 @@ libhermes_core_la_SOURCES = \
 	src/core/document.c \
 	src/core/executor.c \
 	src/core/gen_descriptors.c \
-	src/core/gen_yaml_schema.c
+	src/core/gen_yaml_schema.c \
+	src/core/json_schema.h src/core/gen_json_schema.c
 libhermes_core_la_LIBADD = $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS) -lm
 hermesinclude_HEADERS += include/hermes/hermes.h include/hermes/types.h
