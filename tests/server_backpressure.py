@@ -14,6 +14,12 @@ N = int(os.environ.get("HERMES_BACKPRESSURE_REQUESTS", "300000"))
 BOUND_KIB = 64 * 1024
 
 
+def sanitized(pid):
+    """Built with AddressSanitizer? Its quarantine keeps freed memory, so RSS says nothing then."""
+    with open("/proc/%d/maps" % pid) as f:
+        return "libasan" in f.read()
+
+
 def rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -42,7 +48,8 @@ def test_a_client_that_does_not_read_cannot_grow_the_server():
             time.sleep(0.1)
             peak = max(peak, rss_kib(p.pid))
         check(sent and sent[-1] < N, "the server read all %d requests without the client reading" % N)
-        check(peak < BOUND_KIB, "peak RSS %.1f MiB while the client did not read" % (peak / 1024))
+        if not sanitized(p.pid):
+            check(peak < BOUND_KIB, "peak RSS %.1f MiB while the client did not read" % (peak / 1024))
         data = p.stdout.read()
         t.join(10)
         check(p.wait(30) == 0, "exit status %r" % p.returncode)
