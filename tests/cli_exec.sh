@@ -106,6 +106,38 @@ done
 out=$(printf -- '%%YAML 1.2\n---\nverb: fs.exists\narguments: {path: x}\n' | timeout 10 "$HERMES" exec 2>&1)
 expect_eq "directive then an envelope" "$out" '{"exists":false,"succeeded":true,"errorMessage":null,"errorCode":null}'
 
+# One option parser (getopt_long) for every command: options may follow the operands, "--" ends
+# them, numbers are strict.
+run_hermes exec - --pretty <one.json
+expect_eq "an option after the operand: status" "$rc" 0
+expect_match "an option after the operand applies" "$out" '^  "exists": '
+cp one.json ./--pretty
+run_hermes exec -- --pretty
+expect_eq "after --, --pretty is a file" "$rc" 0
+expect_match "after --, --pretty is a file (compact)" "$out" '^\{"exists":'
+rm -f ./--pretty
+for bad in --jobs=1K --jobs=0 --jobs=-1 --jobs=1025 --jobs= "--jobs 2x"; do
+	run_hermes serve $bad </dev/null
+	expect_eq "serve $bad is refused" "$rc" 2
+	expect_match "serve $bad: the message names the value" "$err" "invalid --jobs"
+done
+run_hermes exec --proc-timeout=1K one.json
+expect_eq "--proc-timeout=1K is refused" "$rc" 2
+run_hermes serve --log-level=warning --help
+expect_eq "--log-level=warning (as hermes(1) says) is accepted" "$rc" 0
+run_hermes exec --root
+expect_eq "an option without its value: status" "$rc" 2
+expect_match "an option without its value: message" "$err" "option '--root' requires an argument"
+run_hermes verbs extra
+expect_eq "verbs takes no operand" "$rc" 2
+
+# An input bigger than the largest envelope is refused as soon as it passes the limit, without
+# being read to its end (issue 10, case 5: 1 GiB of stdin cost 1 GiB of memory).
+out=$(head -c 300000000 /dev/zero | tr '\0' ' ' | "$HERMES" exec --max-envelope-bytes=1M 2>"$WS/.stderr")
+rc=$?
+expect_eq "an input over --max-envelope-bytes: status" "$rc" 2
+expect_match "an input over --max-envelope-bytes: message" "$(cat "$WS/.stderr")" "more than 1048576 bytes"
+
 # Usage errors.
 run_hermes exec </dev/null
 expect_eq "empty input exit" "$rc" 2

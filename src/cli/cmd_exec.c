@@ -14,7 +14,9 @@
 #include "cli/commands.h"
 #include "cli/console.h"
 #include "cli/options.h"
+#include "core/buf.h"
 #include "core/document.h"
+#include "core/fdio.h"
 #include "core/executor.h"
 
 static void help(void)
@@ -38,43 +40,6 @@ static void help(void)
 	       "  printf 'verb: fs.readRange\\narguments: {path: src/main.c, startLine: 1, endLine: 5}\\n'"
 	       " | hermes exec\n",
 	       hermes_executor_options_help);
-}
-
-/* Reads all of fd. Returns 0, or -1 with errno set. */
-static int read_all(int fd, char **data, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return -1;
-	for (;;) {
-		if (cap - n < 65536) {
-			char *p = cap > ((size_t)-1) / 2 ? NULL : realloc(buf, cap * 2);
-			if (!p) {
-				free(buf);
-				errno = ENOMEM;
-				return -1;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int saved = errno;
-			free(buf);
-			errno = saved;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return 0;
 }
 
 static void print_result(const char *json)
@@ -133,38 +98,36 @@ static int worse(int a, int b)
 
 int hermes_cmd_exec(int argc, char **argv)
 {
+	enum { OPT_PRETTY = HERMES_OPT_COMMAND };
+	static const struct option longopts[] = {
+		{"pretty", no_argument, NULL, OPT_PRETTY},
+		{"interactive", no_argument, NULL, 'i'},
+		{"help", no_argument, NULL, 'h'},
+		HERMES_EXECUTOR_LONGOPTS,
+		{NULL, 0, NULL, 0},
+	};
 	hermes_config_t config = { 0 };
 	unsigned flags = 0;
 	bool interactive = false;
-	int first_file = argc;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (strcmp(arg, "--") == 0) {
-			first_file = i + 1;
-			break;
-		}
-		if (arg[0] != '-' || strcmp(arg, "-") == 0) {
-			first_file = i;
-			break;
-		}
-		if (hermes_is_help(arg)) {
+	int c;
+	hermes_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":ih", longopts, NULL)) != -1) {
+		if (c == 'h') {
 			help();
 			return HERMES_EXIT_OK;
-		}
-		if (strcmp(arg, "--pretty") == 0) {
+		} else if (c == OPT_PRETTY) {
 			flags |= HERMES_JSON_PRETTY;
-			continue;
-		}
-		if (strcmp(arg, "--interactive") == 0 || strcmp(arg, "-i") == 0) {
+		} else if (c == 'i') {
 			interactive = true;
-			continue;
+		} else {
+			int r = hermes_executor_option("exec", c, optarg, &config);
+			if (r < 0)
+				return HERMES_EXIT_USAGE;
+			if (r == 0)
+				return hermes_getopt_error("exec", c, argv);
 		}
-		int r = hermes_parse_executor_option("exec", argc, argv, &i, &config);
-		if (r < 0)
-			return HERMES_EXIT_USAGE;
-		if (r == 0)
-			return hermes_usage_error("exec", "unrecognized option '%s'", arg);
 	}
+	int first_file = optind; /* getopt_long moved the operands (FILEs) after the options */
 
 	if (interactive && first_file < argc)
 		return hermes_usage_error("exec", "--interactive reads standard input and takes no FILE");
@@ -180,6 +143,7 @@ int hermes_cmd_exec(int argc, char **argv)
 		return console_status;
 	}
 	int status = HERMES_EXIT_OK;
+	const int64_t limit = hermes_executor_config(ex)->max_envelope_bytes;
 	char *stdin_only[] = { "-" };
 	char **files = first_file < argc ? argv + first_file : stdin_only;
 	int nfiles = first_file < argc ? argc - first_file : 1;
@@ -188,15 +152,21 @@ int hermes_cmd_exec(int argc, char **argv)
 		bool is_stdin = strcmp(path, "-") == 0;
 		const char *name = is_stdin ? "<stdin>" : path;
 		int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-		char *text = NULL;
-		size_t len = 0;
-		if (fd < 0 || read_all(fd, &text, &len) != 0) {
-			fprintf(stderr, "hermes: cannot read '%s': %s\n", name, strerror(errno));
+		hermes_buf_t in = HERMES_BUF_INIT;
+		/* An input is never bigger than the largest envelope: it is refused as soon as it
+		 * passes that, not read to its end first. */
+		int rc = fd < 0 ? -errno : hermes_read_all(fd, (size_t)limit, &in);
+		if (rc == -EFBIG) {
+			fprintf(stderr, "hermes: %s: more than %lld bytes, the largest envelope accepted "
+			        "(--max-envelope-bytes); nothing was run\n", name, (long long)limit);
+			status = HERMES_EXIT_USAGE;
+		} else if (rc) {
+			fprintf(stderr, "hermes: cannot read '%s': %s\n", name, strerror(-rc));
 			status = HERMES_EXIT_USAGE;
 		} else {
-			status = worse(status, run_input(ex, name, text, len, flags));
+			status = worse(status, run_input(ex, name, in.data ? in.data : "", in.len, flags));
 		}
-		free(text);
+		hermes_buf_free(&in);
 		if (fd >= 0 && !is_stdin)
 			close(fd);
 	}

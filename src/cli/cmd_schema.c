@@ -79,63 +79,71 @@ static int print_schema(const hermes_verb_desc_t *verb, bool separate)
 	return 0;
 }
 
+static void schema_help(void)
+{
+	printf("Usage: hermes schema [--format=FORMAT] [VERB]...\n"
+	       "Print the argument type and then the result type of each VERB (matched\n"
+	       "case-insensitively); with no VERB, of every verb.\n"
+	       "\n"
+	       "      --format=FORMAT   idl (default): the Hermes IDL; json-schema: the JSON\n"
+	       "                        Schemas (draft 2020-12) of the arguments and the\n"
+	       "                        result, as MCP's tools/list serves them: one object\n"
+	       "                        {name, inputSchema, outputSchema} for one VERB, else\n"
+	       "                        an array of them\n"
+	       "  -h, --help            display this help and exit\n"
+	       "\n"
+	       "Example: hermes schema fs.readRange\n");
+}
+
 int hermes_cmd_schema(int argc, char **argv)
 {
+	enum { OPT_FORMAT = HERMES_OPT_COMMAND };
+	static const struct option longopts[] = {
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	const hermes_verb_desc_t *verbs[HERMES_VERB_COUNT];
 	const hermes_verb_desc_t *asked[HERMES_VERB_COUNT];
-	int status = HERMES_EXIT_OK, printed = 0, operands = 0;
+	int status = HERMES_EXIT_OK, printed = 0, operands = 0, c;
 	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-		if (hermes_is_help(arg)) {
-			printf("Usage: hermes schema [--format=FORMAT] [VERB]...\n"
-			       "Print the argument type and then the result type of each VERB (matched\n"
-			       "case-insensitively); with no VERB, of every verb.\n"
-			       "\n"
-			       "      --format=FORMAT   idl (default): the Hermes IDL; json-schema: the JSON\n"
-			       "                        Schemas (draft 2020-12) of the arguments and the\n"
-			       "                        result, as MCP's tools/list serves them: one object\n"
-			       "                        {name, inputSchema, outputSchema} for one VERB, else\n"
-			       "                        an array of them\n"
-			       "  -h, --help            display this help and exit\n"
-			       "\n"
-			       "Example: hermes schema fs.readRange\n");
+	hermes_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			schema_help();
 			return HERMES_EXIT_OK;
-		}
-		if (strncmp(arg, "--format", 8) == 0 && (arg[8] == '=' || arg[8] == '\0')) {
-			const char *v = arg[8] == '=' ? arg + 9 : (i + 1 < argc ? argv[++i] : NULL);
-			if (v == NULL)
-				return hermes_usage_error("schema", "option '--format' requires an argument");
-			if (strcmp(v, "idl") == 0)
+		} else if (c == OPT_FORMAT) {
+			if (strcmp(optarg, "idl") == 0)
 				json = false;
-			else if (strcmp(v, "json-schema") == 0)
+			else if (strcmp(optarg, "json-schema") == 0)
 				json = true;
 			else
 				return hermes_usage_error("schema", "invalid --format '%s' (expected idl or "
-				                          "json-schema)", v);
-			continue;
+				                          "json-schema)", optarg);
+		} else {
+			return hermes_getopt_error("schema", c, argv);
 		}
-		if (arg[0] == '-' && arg[1])
-			return hermes_usage_error("schema", "unrecognized option '%s'", arg);
-		const hermes_verb_desc_t *verb = hermes_verb_desc_find(arg);
+	}
+	for (int i = optind; i < argc; i++) {
+		const hermes_verb_desc_t *verb = hermes_verb_desc_find(argv[i]);
 		if (!verb) {
 			hermes_error_t err;
-			hermes_decode_err_unknown_verb(&err, arg);
+			hermes_decode_err_unknown_verb(&err, argv[i]);
 			fprintf(stderr, "hermes: %s\n", err.message);
 			status = HERMES_EXIT_USAGE;
 		} else if (operands < HERMES_VERB_COUNT) {
 			asked[operands++] = verb;
 		}
 	}
-	if (operands == 0 && status == HERMES_EXIT_OK) {
+	bool all = optind == argc;
+	if (all) {
 		sorted_verbs(verbs);
 		for (size_t i = 0; i < hermes_verb_desc_count; i++)
 			asked[operands++] = verbs[i];
-		if (json)
-			return print_json_schemas(asked, (size_t)operands, true) ? HERMES_EXIT_USAGE : status;
 	}
 	if (json && operands)
-		return print_json_schemas(asked, (size_t)operands, operands > 1) ? HERMES_EXIT_USAGE : status;
+		return print_json_schemas(asked, (size_t)operands, all || operands > 1) ? HERMES_EXIT_USAGE
+		                                                                        : status;
 	for (int i = 0; i < operands; i++)
 		if (print_schema(asked[i], printed++ > 0))
 			return HERMES_EXIT_USAGE;
@@ -144,17 +152,24 @@ int hermes_cmd_schema(int argc, char **argv)
 
 int hermes_cmd_verbs(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	const hermes_verb_desc_t *verbs[HERMES_VERB_COUNT];
-	for (int i = 1; i < argc; i++) {
-		if (hermes_is_help(argv[i])) {
-			printf("Usage: hermes verbs\n"
-			       "List every verb, one per line, with a one-line description.\n"
-			       "\n"
-			       "  -h, --help   display this help and exit\n");
-			return HERMES_EXIT_OK;
-		}
-		return hermes_usage_error("verbs", "unexpected argument '%s'", argv[i]);
+	int c;
+	hermes_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c != 'h')
+			return hermes_getopt_error("verbs", c, argv);
+		printf("Usage: hermes verbs\n"
+		       "List every verb, one per line, with a one-line description.\n"
+		       "\n"
+		       "  -h, --help   display this help and exit\n");
+		return HERMES_EXIT_OK;
 	}
+	if (optind < argc)
+		return hermes_usage_error("verbs", "unexpected argument '%s'", argv[optind]);
 	size_t width = 0;
 	sorted_verbs(verbs);
 	for (size_t i = 0; i < hermes_verb_desc_count; i++)

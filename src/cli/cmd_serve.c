@@ -55,107 +55,107 @@ static void help(void)
 	       hermes_executor_options_help);
 }
 
-/* The value of "--name=value" or "--name value"; NULL (after a usage error) if missing. */
-static const char *option_value(const char *cmd, int argc, char **argv, int *i, const char *name)
+/* A value among names (values[i] stands for names[i]); -1 if none. */
+static int pick(const char *v, const char *const *names, size_t n)
 {
-	size_t n = strlen(name);
-	const char *arg = argv[*i];
-	if (arg[n] == '=')
-		return arg + n + 1;
-	if (*i + 1 < argc)
-		return argv[++*i];
-	hermes_usage_error(cmd, "option '%s' requires an argument", name);
-	return NULL;
-}
-
-static bool is_option(const char *arg, const char *name)
-{
-	size_t n = strlen(name);
-	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v, names[i]) == 0)
+			return (int)i;
+	return -1;
 }
 
 static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t protocol)
 {
+	enum {
+		OPT_FRAMING = HERMES_OPT_COMMAND, OPT_PROTOCOL, OPT_MAX_MESSAGE_BYTES, OPT_JOBS,
+		OPT_LOG_LEVEL
+	};
+	static const struct option serve_opts[] = {
+		{"framing", required_argument, NULL, OPT_FRAMING},
+		{"protocol", required_argument, NULL, OPT_PROTOCOL},
+		{"max-message-bytes", required_argument, NULL, OPT_MAX_MESSAGE_BYTES},
+		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"help", no_argument, NULL, 'h'},
+		HERMES_EXECUTOR_LONGOPTS,
+		{NULL, 0, NULL, 0},
+	};
+	/* hermes mcp: the same but --framing and --protocol (MCP's stdio is one message per line) */
+	static const struct option mcp_opts[] = {
+		{"max-message-bytes", required_argument, NULL, OPT_MAX_MESSAGE_BYTES},
+		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"help", no_argument, NULL, 'h'},
+		HERMES_EXECUTOR_LONGOPTS,
+		{NULL, 0, NULL, 0},
+	};
+	static const char *const framings[] = {"auto", "content-length", "ndjson"};
+	static const char *const protocols[] = {"auto", "hermes", "mcp"};
+	/* "warning" as hermes(1) says; "warn" as it always worked */
+	static const char *const levels[] = {"error", "warning", "info", "debug", "warn"};
 	bool mcp = protocol == HERMES_PROTOCOL_MCP;
 	hermes_server_options_t opts;
 	memset(&opts, 0, sizeof opts);
 	opts.protocol = protocol;
-	opts.framing = mcp ? HERMES_FRAMING_NDJSON : HERMES_FRAMING_AUTO; /* MCP's stdio transport */
+	opts.framing = mcp ? HERMES_FRAMING_NDJSON : HERMES_FRAMING_AUTO;
 	opts.log_level = HERMES_LOG_WARN;
 	opts.in_fd = STDIN_FILENO;
 	opts.out_fd = STDOUT_FILENO;
 
-	for (int i = 1; i < argc; i++) {
-		const char *arg = argv[i], *v;
-		int64_t n;
-		if (hermes_is_help(arg)) {
+	int c, k;
+	int64_t n;
+	hermes_getopt_begin();
+	while ((c = getopt_long(argc, argv, ":h", mcp ? mcp_opts : serve_opts, NULL)) != -1) {
+		const char *v = optarg;
+		switch (c) {
+		case 'h':
 			if (mcp)
 				help_mcp();
 			else
 				help();
 			return HERMES_EXIT_OK;
-		} else if (!mcp && is_option(arg, "--protocol")) {
-			if (!(v = option_value(cmd, argc, argv, &i, "--protocol")))
-				return HERMES_EXIT_USAGE;
-			if (strcmp(v, "auto") == 0)
-				opts.protocol = HERMES_PROTOCOL_AUTO;
-			else if (strcmp(v, "hermes") == 0)
-				opts.protocol = HERMES_PROTOCOL_HERMES;
-			else if (strcmp(v, "mcp") == 0)
-				opts.protocol = HERMES_PROTOCOL_MCP;
-			else
+		case OPT_PROTOCOL:
+			if ((k = pick(v, protocols, 3)) < 0)
 				return hermes_usage_error(cmd, "invalid --protocol '%s' (expected auto, hermes "
 				                          "or mcp)", v);
-		} else if (!mcp && is_option(arg, "--framing")) {
-			if (!(v = option_value(cmd, argc, argv, &i, "--framing")))
-				return HERMES_EXIT_USAGE;
-			if (strcmp(v, "auto") == 0)
-				opts.framing = HERMES_FRAMING_AUTO;
-			else if (strcmp(v, "content-length") == 0)
-				opts.framing = HERMES_FRAMING_CONTENT_LENGTH;
-			else if (strcmp(v, "ndjson") == 0)
-				opts.framing = HERMES_FRAMING_NDJSON;
-			else
+			opts.protocol = (hermes_protocol_t)k;
+			break;
+		case OPT_FRAMING:
+			if ((k = pick(v, framings, 3)) < 0)
 				return hermes_usage_error(cmd, "invalid --framing '%s' (expected auto, "
 				                          "content-length or ndjson)", v);
-		} else if (is_option(arg, "--max-message-bytes")) {
-			if (!(v = option_value(cmd, argc, argv, &i, "--max-message-bytes")))
-				return HERMES_EXIT_USAGE;
+			opts.framing = (hermes_framing_t)k;
+			break;
+		case OPT_MAX_MESSAGE_BYTES:
 			if (hermes_parse_size(v, &n) || n == 0)
 				return hermes_usage_error(cmd, "invalid --max-message-bytes '%s' (expected a "
 				                          "positive number, e.g. 64M)", v);
 			opts.max_message_bytes = n;
-		} else if (is_option(arg, "--jobs")) {
-			if (!(v = option_value(cmd, argc, argv, &i, "--jobs")))
-				return HERMES_EXIT_USAGE;
-			if (hermes_parse_size(v, &n) || n == 0 || n > 1024)
-				return hermes_usage_error(cmd, "invalid --jobs '%s' (expected 1 to 1024)", v);
+			break;
+		case OPT_JOBS:
+			if (hermes_parse_count(v, 1, 1024, &n))
+				return hermes_usage_error(cmd, "invalid --jobs '%s' (expected a number from 1 "
+				                          "to 1024)", v);
 			opts.jobs = (int)n;
-		} else if (is_option(arg, "--log-level")) {
-			if (!(v = option_value(cmd, argc, argv, &i, "--log-level")))
-				return HERMES_EXIT_USAGE;
-			if (strcmp(v, "error") == 0)
-				opts.log_level = HERMES_LOG_ERROR;
-			else if (strcmp(v, "warn") == 0)
-				opts.log_level = HERMES_LOG_WARN;
-			else if (strcmp(v, "info") == 0)
-				opts.log_level = HERMES_LOG_INFO;
-			else if (strcmp(v, "debug") == 0)
-				opts.log_level = HERMES_LOG_DEBUG;
-			else
+			break;
+		case OPT_LOG_LEVEL:
+			if ((k = pick(v, levels, 5)) < 0)
 				return hermes_usage_error(cmd, "invalid --log-level '%s' (expected error, "
-				                          "warn, info or debug)", v);
-		} else {
-			int r = hermes_parse_executor_option(cmd, argc, argv, &i, &opts.config);
-			if (r < 0)
+				                          "warning, info or debug)", v);
+			opts.log_level = k == 4 ? HERMES_LOG_WARN : (hermes_log_level_t)k;
+			break;
+		default:
+			k = hermes_executor_option(cmd, c, v, &opts.config);
+			if (k < 0)
 				return HERMES_EXIT_USAGE;
-			if (r == 0)
-				return hermes_usage_error(cmd, arg[0] == '-' ? "unrecognized option '%s'"
-				                                                 : "unexpected argument '%s'", arg);
-			if (opts.config.root)
+			if (k == 0)
+				return hermes_getopt_error(cmd, c, argv);
+			if (c == HERMES_OPT_ROOT)
 				opts.root_given = true;
 		}
 	}
+	if (optind < argc)
+		return hermes_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	return hermes_server_run(&opts);
 }
 

@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "core/fdio.h"
 #include "cli/console.h"
 #include "cli/console_edit.h"
 #include "cli/console_entry.h"
@@ -41,18 +42,10 @@ typedef struct console {
 	bool quit;
 } console_t;
 
+/* A closed terminal or pipe leaves nothing useful to do with output: errors are not reported. */
 static void write_all(int fd, const char *s, size_t n)
 {
-	while (n > 0) {
-		ssize_t w = write(fd, s, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return; /* a closed terminal or pipe: nothing useful left to do with output */
-		}
-		s += w;
-		n -= (size_t)w;
-	}
+	(void)hermes_write_all(fd, s, n);
 }
 
 static void put(int fd, const char *s)
@@ -191,9 +184,9 @@ static void run_command(console_t *c, const char *line, size_t len)
 static void submit(console_t *c)
 {
 	hermes_console_entry_t *e = &c->entry;
-	if (c->ed && e->len > 0 && !e->oversized)
-		hermes_editor_remember(c->ed, e->text, e->len);
-	if (e->len == 0 || hermes_entry_text_blank(e->text, e->len)) {
+	if (c->ed && e->text.len > 0 && !e->oversized)
+		hermes_editor_remember(c->ed, e->text.data, e->text.len);
+	if (e->text.len == 0 || hermes_entry_text_blank(e->text.data, e->text.len)) {
 		hermes_entry_reset(e);
 		return;
 	}
@@ -223,7 +216,8 @@ static void submit(console_t *c)
 	char *result = NULL;
 	hermes_error_t err;
 	memset(&err, 0, sizeof err);
-	hermes_outcome_t outcome = hermes_execute(c->ex, e->text, e->len, c->flags, cancel, &result, &err);
+	hermes_outcome_t outcome = hermes_execute(c->ex, e->text.data, e->text.len, c->flags, cancel,
+	                                          &result, &err);
 	hermes_console_set_running(NULL);
 	if (c->interactive)
 		hermes_console_signals(HERMES_SIGMODE_READ, true);

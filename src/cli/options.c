@@ -55,50 +55,77 @@ const char hermes_executor_options_help[] =
 	"      --proc-output-limit=N   largest proc.run output (default 1G)\n"
 	"      --max-envelope-bytes=N  largest envelope accepted (default 64M)\n";
 
-int hermes_parse_executor_option(const char *command, int argc, char **argv, int *i,
-                                 hermes_config_t *config)
+int hermes_executor_option(const char *command, int key, const char *value,
+                           hermes_config_t *config)
 {
 	static const char *const names[] = { "--root", "--max-read-bytes", "--proc-timeout",
 	                                     "--proc-output-limit", "--max-envelope-bytes" };
-	const char *arg = argv[*i];
-	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
-		size_t n = strlen(names[k]);
-		if (strncmp(arg, names[k], n) != 0 || (arg[n] != '\0' && arg[n] != '='))
-			continue;
-		const char *value;
-		if (arg[n] == '=') {
-			value = arg + n + 1;
-		} else if (*i + 1 < argc) {
-			value = argv[++*i];
-		} else {
-			hermes_usage_error(command, "option '%s' requires an argument", names[k]);
+	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_MAX_ENVELOPE_BYTES)
+		return 0;
+	const char *name = names[key - HERMES_OPT_ROOT];
+	int64_t v;
+	switch (key) {
+	case HERMES_OPT_ROOT:
+		if (!*value) {
+			hermes_usage_error(command, "--root needs a directory");
 			return -1;
 		}
-		if (k == 0) {
-			if (!*value) {
-				hermes_usage_error(command, "--root needs a directory");
-				return -1;
-			}
-			config->root = value;
-			return 1;
-		}
-		int64_t v;
-		if (hermes_parse_size(value, &v) || v == 0 || (k == 2 && v > INT32_MAX)) {
-			hermes_usage_error(command, "invalid value '%s' for %s (expected a positive number%s)",
-			                   value, names[k], k == 2 ? " of seconds" : ", e.g. 64M");
+		config->root = value;
+		return 1;
+	case HERMES_OPT_PROC_TIMEOUT:
+		if (hermes_parse_count(value, 1, INT32_MAX, &v)) {
+			hermes_usage_error(command, "invalid value '%s' for %s (expected a number of seconds, "
+			                   "1 or more)", value, name);
 			return -1;
 		}
-		if (k == 1)
+		config->proc_timeout_seconds = (int32_t)v;
+		return 1;
+	default:
+		if (hermes_parse_size(value, &v) || v == 0) {
+			hermes_usage_error(command, "invalid value '%s' for %s (expected a positive number, "
+			                   "e.g. 64M)", value, name);
+			return -1;
+		}
+		if (key == HERMES_OPT_MAX_READ_BYTES)
 			config->max_read_bytes = v;
-		else if (k == 2)
-			config->proc_timeout_seconds = (int32_t)v;
-		else if (k == 3)
+		else if (key == HERMES_OPT_PROC_OUTPUT_LIMIT)
 			config->proc_output_limit = v;
 		else
 			config->max_envelope_bytes = v;
 		return 1;
 	}
+}
+
+int hermes_parse_count(const char *text, int64_t min, int64_t max, int64_t *out)
+{
+	int64_t v = 0;
+	if (!*text)
+		return -1;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
 	return 0;
+}
+
+void hermes_getopt_begin(void)
+{
+	optind = 0; /* glibc: a full reset, also of the permutation state */
+	opterr = 0; /* the messages are ours */
+}
+
+int hermes_getopt_error(const char *command, int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	if (c == ':')
+		return hermes_usage_error(command, "option '%s' requires an argument", arg);
+	if (optopt && strncmp(arg, "--", 2) != 0)
+		return hermes_usage_error(command, "unrecognized option '-%c'", optopt);
+	return hermes_usage_error(command, "unrecognized option '%s'", arg);
 }
 
 hermes_executor_t *hermes_cli_executor(const hermes_config_t *config)

@@ -1,7 +1,10 @@
-/* cli/options.h: command-line parsing shared by the subcommands (GNU-style long options). */
+/* cli/options.h: command-line parsing shared by the subcommands: every command parses its
+ * arguments with getopt_long (GNU style: --opt=value or --opt value, options before or after the
+ * operands, "--" ends them), with the executor's options and the error messages from here. */
 #ifndef HERMES_CLI_OPTIONS_H
 #define HERMES_CLI_OPTIONS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -13,12 +16,36 @@ int hermes_usage_error(const char *command, const char *fmt, ...) HERMES_PRINTF(
 /* Parses a non-negative decimal integer with an optional K/M/G (binary) suffix. 0 or -1. */
 int hermes_parse_size(const char *text, int64_t *out);
 
-/* If arg is one of the executor options (--root, --max-read-bytes, --proc-timeout,
- * --proc-output-limit, --max-envelope-bytes), as "--opt=value" or "--opt value" (taking
- * argv[*i + 1]), stores it in config and returns 1; returns 0 if arg is not one of them; returns
- * -1 after printing a usage error. */
-int hermes_parse_executor_option(const char *command, int argc, char **argv, int *i,
-                                 hermes_config_t *config);
+/* Parses a plain decimal integer in [min, max] (no suffix, no sign, nothing after). 0 or -1. */
+int hermes_parse_count(const char *text, int64_t min, int64_t max, int64_t *out);
+
+/* The keys getopt_long returns for the executor's options, and their table entries. */
+enum {
+	HERMES_OPT_ROOT = 0x100,
+	HERMES_OPT_MAX_READ_BYTES,
+	HERMES_OPT_PROC_TIMEOUT,
+	HERMES_OPT_PROC_OUTPUT_LIMIT,
+	HERMES_OPT_MAX_ENVELOPE_BYTES,
+	HERMES_OPT_COMMAND = 0x200 /* a command's own long-only options start here */
+};
+#define HERMES_EXECUTOR_LONGOPTS \
+	{"root", required_argument, NULL, HERMES_OPT_ROOT}, \
+	{"max-read-bytes", required_argument, NULL, HERMES_OPT_MAX_READ_BYTES}, \
+	{"proc-timeout", required_argument, NULL, HERMES_OPT_PROC_TIMEOUT}, \
+	{"proc-output-limit", required_argument, NULL, HERMES_OPT_PROC_OUTPUT_LIMIT}, \
+	{"max-envelope-bytes", required_argument, NULL, HERMES_OPT_MAX_ENVELOPE_BYTES}
+
+/* Applies executor option key (HERMES_OPT_ROOT...) with its value to config. 1 if key is one of
+ * them, 0 if not; -1 after printing a usage error (a bad value). */
+int hermes_executor_option(const char *command, int key, const char *value,
+                           hermes_config_t *config);
+
+/* Starts a getopt_long parse of a command's arguments (resets getopt's state). */
+void hermes_getopt_begin(void);
+
+/* For what getopt_long returned that is not an option of the command ('?', ':'): prints the usage
+ * error naming the argument; returns HERMES_EXIT_USAGE. Use optstring with a leading ':'. */
+int hermes_getopt_error(const char *command, int c, char **argv);
 
 /* The help text lines for those options. */
 extern const char hermes_executor_options_help[];

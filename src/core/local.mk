@@ -8,6 +8,7 @@ libhermes_core_la_SOURCES = \
 	src/core/idl.h \
 	src/core/document.h \
 	src/core/buf.c src/core/buf.h \
+	src/core/fdio.c src/core/fdio.h \
 	src/core/utf8.c src/core/utf8.h \
 	src/core/json.c src/core/json.h \
 	src/core/cancel.c \

@@ -14,22 +14,6 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
-int hermes_write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* A fresh temporary name next to name: ".<name>.<12 hex>.hermes-tmp", cut to fit NAME_MAX. */
 static void make_tmpname(hermes_atomic_t *a, int tries)
 {

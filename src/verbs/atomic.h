@@ -13,6 +13,7 @@
 
 #include <hermes/hermes.h>
 
+#include "core/fdio.h"
 #include "core/verb.h"
 
 typedef struct hermes_atomic {
@@ -43,8 +44,5 @@ void hermes_atomic_abort(hermes_atomic_t *a);
  * looked at and its progress reported (bytes of total). Returns 0, -errno or
  * HERMES_WS_ECANCELLED. */
 int hermes_copy_data(int in, int out, int64_t total, const hermes_call_t *call);
-
-/* write(2) until all of buf is written. 0 or -errno. */
-int hermes_write_all(int fd, const void *buf, size_t len);
 
 #endif
