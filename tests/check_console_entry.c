@@ -37,7 +37,7 @@ START_TEST(json_submits_on_closing_brace)
 	ck_assert(!hermes_entry_empty(&e));
 	ck_assert_int_eq(feed(" \"arguments\": {\"path\": \"a\"}", NULL), HERMES_ENTRY_MORE);
 	ck_assert_int_eq(feed("}", NULL), HERMES_ENTRY_SUBMIT);
-	ck_assert_str_eq(e.text, "{\"verb\": \"fs.exists\",\n \"arguments\": {\"path\": \"a\"}\n}\n");
+	ck_assert_str_eq(e.text.data, "{\"verb\": \"fs.exists\",\n \"arguments\": {\"path\": \"a\"}\n}\n");
 }
 END_TEST
 
@@ -55,12 +55,12 @@ START_TEST(json_two_envelopes_on_one_line)
 	const char *line = "{\"verb\":\"a\"} {\"verb\":\"b\"}";
 	ck_assert_int_eq(feed(line, &used), HERMES_ENTRY_SUBMIT);
 	ck_assert_uint_eq(used, 12);
-	ck_assert_str_eq(e.text, "{\"verb\":\"a\"}\n");
+	ck_assert_str_eq(e.text.data, "{\"verb\":\"a\"}\n");
 	hermes_entry_reset(&e);
 	ck_assert(hermes_entry_empty(&e));
 	size_t u2;
 	ck_assert_int_eq(hermes_entry_feed(&e, line + used, strlen(line) - used, &u2), HERMES_ENTRY_SUBMIT);
-	ck_assert_str_eq(e.text, " {\"verb\":\"b\"}\n");
+	ck_assert_str_eq(e.text.data, " {\"verb\":\"b\"}\n");
 }
 END_TEST
 
@@ -85,7 +85,7 @@ START_TEST(yaml_submits_on_empty_line)
 	ck_assert_int_eq(feed("  path: a", NULL), HERMES_ENTRY_MORE);
 	ck_assert_int_eq(feed("  ", NULL), HERMES_ENTRY_MORE); /* spaces keep a blank line */
 	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_SUBMIT);
-	ck_assert_str_eq(e.text, "verb: fs.readRange\narguments:\n  path: a\n  \n");
+	ck_assert_str_eq(e.text.data, "verb: fs.readRange\narguments:\n  path: a\n  \n");
 }
 END_TEST
 
@@ -95,7 +95,7 @@ START_TEST(yaml_submits_on_document_markers)
 	ck_assert(hermes_entry_empty(&e));
 	ck_assert_int_eq(feed("verb: a", NULL), HERMES_ENTRY_MORE);
 	ck_assert_int_eq(feed("---", NULL), HERMES_ENTRY_SUBMIT);
-	ck_assert_str_eq(e.text, "verb: a\n");
+	ck_assert_str_eq(e.text.data, "verb: a\n");
 	hermes_entry_reset(&e);
 	ck_assert_int_eq(feed("verb: b", NULL), HERMES_ENTRY_MORE);
 	ck_assert_int_eq(feed("...  ", NULL), HERMES_ENTRY_SUBMIT);

@@ -4,7 +4,7 @@ check_PROGRAMS += tests/check_console_entry tests/console_pty
 tests_check_console_entry_SOURCES = tests/check_console_entry.c \
 	src/cli/console_entry.c src/cli/console_entry.h
 tests_check_console_entry_CFLAGS = $(tests_check_cflags)
-tests_check_console_entry_LDADD = $(CHECK_LIBS)
+tests_check_console_entry_LDADD = libhermes_core.la $(CHECK_LIBS)
 tests_console_pty_SOURCES = tests/console_pty.c
 tests_console_pty_LDADD = $(PTY_LIBS)
 

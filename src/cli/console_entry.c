@@ -19,16 +19,14 @@ void hermes_entry_init(hermes_console_entry_t *e, size_t limit)
 
 void hermes_entry_free(hermes_console_entry_t *e)
 {
-	free(e->text);
-	e->text = NULL;
-	e->len = e->cap = 0;
+	hermes_buf_free(&e->text);
 }
 
 void hermes_entry_reset(hermes_console_entry_t *e)
 {
-	e->len = 0;
-	if (e->text)
-		e->text[0] = '\0';
+	e->text.len = 0;
+	if (e->text.data)
+		e->text.data[0] = '\0';
 	e->oversized = false;
 	e->lines = 0;
 	e->json = false;
@@ -46,25 +44,13 @@ static int append_line(hermes_console_entry_t *e, const char *s, size_t n)
 {
 	if (e->oversized)
 		return 0;
-	if (e->limit && e->len + n + 1 > e->limit) {
+	if (e->limit && e->text.len + n + 1 > e->limit) {
 		e->oversized = true;
 		return 0;
 	}
-	if (e->len + n + 2 > e->cap) {
-		size_t cap = e->cap ? e->cap : 256;
-		while (cap < e->len + n + 2)
-			cap *= 2;
-		char *p = realloc(e->text, cap);
-		if (!p)
-			return -1;
-		e->text = p;
-		e->cap = cap;
-	}
-	memcpy(e->text + e->len, s, n);
-	e->len += n;
-	e->text[e->len++] = '\n';
-	e->text[e->len] = '\0';
-	return 0;
+	hermes_buf_append(&e->text, s, n);
+	hermes_buf_putc(&e->text, '\n');
+	return e->text.failed ? -1 : 0;
 }
 
 /* A line holding only a YAML document marker ("---" or "..."), trailing blanks allowed. */

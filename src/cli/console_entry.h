@@ -5,14 +5,15 @@
 #ifndef HERMES_CLI_CONSOLE_ENTRY_H
 #define HERMES_CLI_CONSOLE_ENTRY_H
 
+#include "core/buf.h"
 #include <stdbool.h>
 #include <stddef.h>
 
 #define HERMES_ENTRY_STACK 64 /* bracket kinds remembered for mismatch detection */
 
 typedef struct hermes_console_entry {
-	char *text;        /* the envelope so far, NUL-terminated, lines ending in '\n'; owned */
-	size_t len, cap;
+	hermes_buf_t text; /* the envelope so far, lines ending in '\n' (text.data NUL-terminated
+	                      once anything was fed) */
 	size_t limit;      /* past this many bytes text stops growing and `oversized` is set */
 	bool oversized;
 	int lines;         /* lines fed into the current envelope */

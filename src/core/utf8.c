@@ -38,21 +38,25 @@ size_t hermes_utf8_sequence_length(const char *s, size_t avail)
 	return 0;
 }
 
-size_t hermes_utf8_validate(const char *s, size_t len)
+/* The one validator: the offset of the first byte that is not valid UTF-8 (or, if no_nul, a NUL). */
+static size_t validate(const char *s, size_t len, bool no_nul)
 {
+	const uint64_t high = UINT64_C(0x8080808080808080), ones = UINT64_C(0x0101010101010101);
 	size_t i = 0;
 	while (i < len) {
-		/* Skip ASCII eight bytes at a time. */
+		/* Skip ASCII eight bytes at a time (with no zero byte among them, if no_nul). */
 		while (i + 8 <= len) {
 			uint64_t w;
 			memcpy(&w, s + i, 8);
-			if (w & UINT64_C(0x8080808080808080))
+			if ((w & high) || (no_nul && ((w - ones) & ~w & high)))
 				break;
 			i += 8;
 		}
 		if (i >= len)
 			break;
 		if ((unsigned char)s[i] < 0x80) {
+			if (no_nul && s[i] == '\0')
+				return i;
 			i++;
 			continue;
 		}
@@ -62,6 +66,16 @@ size_t hermes_utf8_validate(const char *s, size_t len)
 		i += n;
 	}
 	return len;
+}
+
+size_t hermes_utf8_validate(const char *s, size_t len)
+{
+	return validate(s, len, false);
+}
+
+size_t hermes_text_validate(const char *s, size_t len)
+{
+	return validate(s, len, true);
 }
 
 void hermes_text_position(const char *text, size_t offset, int *line, int *column)

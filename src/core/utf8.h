@@ -1,4 +1,5 @@
-/* core/utf8.h: UTF-8 validation (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF). */
+/* core/utf8.h: UTF-8 validation (RFC 3629: no overlongs, no surrogates, nothing past U+10FFFF),
+ * the only one in Hermes. */
 #ifndef HERMES_CORE_UTF8_H
 #define HERMES_CORE_UTF8_H
 
@@ -10,6 +11,9 @@ size_t hermes_utf8_sequence_length(const char *s, size_t avail);
 
 /* Offset of the first invalid byte in s[0..len), or len if all of it is valid UTF-8. */
 size_t hermes_utf8_validate(const char *s, size_t len);
+
+/* The same, but a NUL byte is invalid too: what Hermes calls text (a file with a NUL is binary). */
+size_t hermes_text_validate(const char *s, size_t len);
 
 static inline bool hermes_utf8_valid(const char *s, size_t len)
 {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "verbs/handlers.h"
+#include "core/buf.h"
 #include "verbs/lines.h"
 #include "verbs/workspace.h"
 
@@ -187,15 +188,15 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 		return;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	char *buf = malloc(HERMES_LINES_BUFSIZE);
-	char *raw = NULL;
-	size_t used = 0, cap = 0;
-	if (!buf || hermes_verbs_append(&raw, &used, &cap, "", 0) < 0) {
+	hermes_buf_t text = HERMES_BUF_INIT; /* the lines, as they are in the file */
+	hermes_buf_append(&text, "", 0);
+	if (!buf || text.failed) {
 		hermes_ws_fail(result, -ENOMEM, "read", args->path);
 		goto out;
 	}
 	int64_t line = 1;     /* number of the line the next byte belongs to */
-	int64_t lines = 0;    /* lines (complete or not) copied into raw */
-	bool partial = false; /* raw ends inside a line (no '\n' yet) */
+	int64_t lines = 0;    /* lines (complete or not) copied into text */
+	bool partial = false; /* text ends inside a line (no '\n' yet) */
 	bool done = false;
 	while (!done) {
 		if (hermes_cancel_requested(call->cancel)) {
@@ -232,11 +233,12 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 			const char *stop = q ? q + 1 : e;
 			if (!partial)
 				lines++;
-			if (hermes_verbs_append(&raw, &used, &cap, p, (size_t)(stop - p)) < 0) {
+			hermes_buf_append(&text, p, (size_t)(stop - p));
+			if (text.failed) {
 				hermes_ws_fail(result, -ENOMEM, "read", args->path);
 				goto out;
 			}
-			if ((int64_t)used > max) {
+			if ((int64_t)text.len > max) {
 				hermes_result_fail(result, HERMES_E_TOO_LARGE,
 				                   "cannot read lines %d-%d of '%s': they pass the read limit of "
 				                   "%lld bytes (ask for fewer lines)",
@@ -252,14 +254,14 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 			}
 		}
 	}
-	size_t bad;
+	size_t bad, used = text.len;
+	const char *raw = text.data;
 	if (!hermes_text_valid(raw, used, &bad)) {
 		fail_not_text(result, args->path, raw, bad, start);
 		goto out;
 	}
 	if (!args->include_line_numbers || lines == 0) {
-		result->content = raw;
-		raw = NULL;
+		result->content = hermes_buf_finish(&text);
 		goto out;
 	}
 	/* Number the lines, right-aligned to the width of the largest number returned. */
@@ -284,7 +286,7 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 	*o = '\0';
 	result->content = out;
 out:
-	free(raw);
+	hermes_buf_free(&text);
 	free(buf);
 	close(fd);
 }

@@ -1,6 +1,8 @@
 /* verbs/lines.c: newline counting (SIMD where available) and the UTF-8 text check. */
 #include <config.h>
 
+#include "core/buf.h"
+#include "core/utf8.h"
 #include "verbs/lines.h"
 
 #include <errno.h>
@@ -92,95 +94,29 @@ size_t hermes_count_newlines(const char *buf, size_t len)
 }
 
 
-bool hermes_text_valid(const char *str, size_t len, size_t *bad)
+bool hermes_text_valid(const char *s, size_t len, size_t *bad)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	size_t i = 0;
-	while (i < len) {
-		/* Fast path: 8 ASCII bytes at a time, none of them NUL. */
-		if (i + 8 <= len) {
-			uint64_t w;
-			memcpy(&w, s + i, 8);
-			if ((w & 0x8080808080808080ULL) == 0 &&
-			    ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL) == 0) {
-				i += 8;
-				continue;
-			}
-		}
-		unsigned c = s[i];
-		size_t need;
-		unsigned min;
-		if (c == 0)
-			goto fail;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if (c >= 0xC2 && c <= 0xDF) {
-			need = 1; min = 0x80;
-		} else if (c >= 0xE0 && c <= 0xEF) {
-			need = 2; min = 0x800;
-		} else if (c >= 0xF0 && c <= 0xF4) {
-			need = 3; min = 0x10000;
-		} else {
-			goto fail;
-		}
-		if (len - i <= need)
-			goto fail;
-		unsigned cp = c & (0x3F >> need);
-		for (size_t k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				goto fail;
-			cp = (cp << 6) | (s[i + k] & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			goto fail;
-		i += need + 1;
-	}
-	return true;
-fail:
+	size_t at = hermes_text_validate(s, len);
+	if (at == len)
+		return true;
 	if (bad)
-		*bad = i;
+		*bad = at;
 	return false;
-}
-
-int hermes_verbs_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len)
-{
-	if (*used + len + 1 > *cap) {
-		size_t ncap = *cap ? *cap : 4096;
-		while (ncap < *used + len + 1)
-			ncap *= 2;
-		char *nb = realloc(*buf, ncap);
-		if (!nb)
-			return -ENOMEM;
-		*buf = nb;
-		*cap = ncap;
-	}
-	memcpy(*buf + *used, s, len);
-	*used += len;
-	(*buf)[*used] = '\0';
-	return 0;
 }
 
 char *hermes_text_lossy(const char *s)
 {
-	size_t len = strlen(s), used = 0, cap = 0;
-	char *out = NULL;
-	if (hermes_verbs_append(&out, &used, &cap, "", 0) < 0)
-		return NULL;
+	size_t len = strlen(s);
+	hermes_buf_t out = HERMES_BUF_INIT;
+	hermes_buf_append(&out, "", 0);
 	while (len > 0) {
-		size_t bad = len;
-		bool ok = hermes_text_valid(s, len, &bad);
-		if (hermes_verbs_append(&out, &used, &cap, s, ok ? len : bad) < 0)
-			goto oom;
-		if (ok)
+		size_t bad = hermes_text_validate(s, len);
+		hermes_buf_append(&out, s, bad);
+		if (bad == len)
 			break;
-		if (hermes_verbs_append(&out, &used, &cap, "\xEF\xBF\xBD", 3) < 0)
-			goto oom;
+		hermes_buf_append(&out, "\xEF\xBF\xBD", 3);
 		s += bad + 1;
 		len -= bad + 1;
 	}
-	return out;
-oom:
-	free(out);
-	return NULL;
+	return hermes_buf_finish(&out);
 }

@@ -25,7 +25,4 @@ bool hermes_text_valid(const char *s, size_t len, size_t *bad);
  * names the file system holds as arbitrary bytes; NULL if out of memory. */
 char *hermes_text_lossy(const char *s);
 
-/* Appends s[0..len) to a growable buffer: *buf (malloc'd), *used, *cap. 0 or -ENOMEM. */
-int hermes_verbs_append(char **buf, size_t *used, size_t *cap, const char *s, size_t len);
-
 #endif

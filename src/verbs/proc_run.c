@@ -183,6 +183,183 @@ static bool wait_exit(pid_t pid, int pidfd, int cancelfd, int ms, bool *cancelle
 	}
 }
 
+/* Finds the program: a workspace path is opened (and executed from that descriptor: *exe_fd); a
+ * PATH name or a system path outside the workspace is checked (its path in resolved). False
+ * once result says why it cannot run. */
+static bool find_program(const hermes_ws_t *ws, const char *exe, void *result, int *exe_fd,
+                         char *resolved, size_t size)
+{
+	char shown[256];
+	*exe_fd = -1;
+	if (!strchr(exe, '/')) {
+		int rc = find_in_path(ws, exe, resolved, size);
+		if (rc == -ENOENT)
+			hermes_result_fail(result, HERMES_E_NOT_FOUND, "cannot run '%s': no such program in PATH",
+			                   hermes_ws_shown(exe, shown, sizeof shown));
+		else if (rc)
+			hermes_result_fail(result, HERMES_E_PERMISSION_DENIED,
+			                   "cannot run '%s': found in PATH, but not executable",
+			                   hermes_ws_shown(exe, shown, sizeof shown));
+		return rc == 0;
+	}
+	/* A path with '/' is a workspace path: confined, and executed from the very descriptor that
+	 * was checked (never looked up again). An absolute path outside the workspace is a program
+	 * of the system, like one found in PATH (/bin/echo). */
+	int rc = hermes_ws_open_path(ws, exe, O_PATH, exe_fd);
+	if (rc == HERMES_WS_EOUTSIDE && exe[0] == '/' && !under_root(ws, exe)) {
+		rc = system_program(exe, resolved, size);
+		*exe_fd = -1;
+	} else if (rc == 0) {
+		struct stat st;
+		if (fstat(*exe_fd, &st) != 0)
+			rc = -errno;
+		else if (S_ISDIR(st.st_mode))
+			rc = -EISDIR;
+		if (rc)
+			close(*exe_fd), *exe_fd = -1;
+	}
+	if (rc == -EISDIR)
+		hermes_result_fail(result, HERMES_E_IS_A_DIRECTORY, "cannot run '%s': it is a directory",
+		                   hermes_ws_shown(exe, shown, sizeof shown));
+	else if (rc)
+		hermes_ws_fail(result, rc, "run", exe);
+	return rc == 0;
+}
+
+/* The two output files of a run in .hermes/runs. */
+typedef struct outputs {
+	int runs;        /* .hermes/runs */
+	int fd[2];       /* stdout, stderr */
+	char names[2][96];
+} outputs_t;
+
+static int outputs_open(const hermes_ws_t *ws, outputs_t *o)
+{
+	o->runs = -1;
+	o->fd[0] = o->fd[1] = -1;
+	int rc = open_runs_dir(ws, &o->runs);
+	if (rc == 0)
+		rc = create_outputs(o->runs, o->fd, o->names);
+	if (rc && o->runs >= 0)
+		close(o->runs);
+	return rc;
+}
+
+/* Closes them; keep false removes them too (the program never ran). */
+static void outputs_close(outputs_t *o, bool keep)
+{
+	close(o->fd[0]);
+	close(o->fd[1]);
+	if (!keep) {
+		unlinkat(o->runs, o->names[0], 0);
+		unlinkat(o->runs, o->names[1], 0);
+	}
+	close(o->runs);
+}
+
+/* Starts the program under its supervisor: argv is the executable as given, then the arguments. */
+static int start(const hermes_ws_t *ws, const hermes_proc_run_args_t *args, int exe_fd,
+                 const char *resolved, const outputs_t *o, hermes_run_t *run)
+{
+	char **argv = calloc(args->arguments_count + 2, sizeof *argv);
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int rc;
+	if (!argv || null_fd < 0) {
+		rc = argv ? -errno : -ENOMEM;
+	} else {
+		argv[0] = args->executable;
+		for (size_t i = 0; i < args->arguments_count; i++)
+			argv[i + 1] = args->arguments[i];
+		hermes_spawn_t spec = {exe_fd, resolved, argv, environ, ws->root_fd, null_fd,
+		                       o->fd[0], o->fd[1]};
+		rc = hermes_run_start(&spec, run);
+	}
+	free(argv);
+	if (null_fd >= 0)
+		close(null_fd);
+	return rc;
+}
+
+/* Waits for the program, the clock, the output limit and the cancel token, reporting progress;
+ * a run that must end is stopped (with every descendant) before this returns. Says why it was
+ * stopped (HERMES_E_NONE: it ended by itself). */
+static hermes_errcode_t watch(const hermes_call_t *call, hermes_run_t *run, const outputs_t *o,
+                              const char *exe, int32_t timeout)
+{
+	int cancelfd = call->cancel ? hermes_cancel_fd(call->cancel) : -1;
+	const int64_t limit = call->config->proc_output_limit;
+	const int64_t started = now_ms(), deadline = started + (int64_t)timeout * 1000;
+	hermes_errcode_t why = HERMES_E_NONE;
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (left <= 0) {
+			why = HERMES_E_TIMEOUT;
+			break;
+		}
+		bool cancelled = false;
+		if (wait_exit(run->pid, run->pidfd, cancelfd,
+		              left < CHECK_EVERY_MS ? (int)left : CHECK_EVERY_MS, &cancelled))
+			break;
+		if (cancelled) {
+			why = HERMES_E_CANCELLED;
+			break;
+		}
+		int64_t written = output_size(o->fd);
+		if (written > limit) {
+			why = HERMES_E_TOO_LARGE;
+			break;
+		}
+		double elapsed = (double)(now_ms() - started) / 1000.0;
+		hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, %lld bytes of output so far",
+		                     exe, elapsed, (long long)written);
+	}
+	if (why != HERMES_E_NONE) {
+		/* The supervisor ends the program's group and every descendant (SIGTERM, a grace,
+		 * SIGKILL) and exits once none is left. */
+		hermes_run_stop(run);
+		if (!wait_exit(run->pid, run->pidfd, -1, HERMES_RUN_GRACE_MS + 2000, NULL))
+			kill(run->pid, SIGKILL); /* a supervisor that does not answer (should not happen) */
+	}
+	return why;
+}
+
+/* The result of a run that started: exit code, output paths, and why it was stopped. */
+static void report(hermes_proc_run_result_t *result, const char *exe, const outputs_t *o,
+                   int status, hermes_errcode_t why, int32_t timeout, int64_t limit)
+{
+	char shown[256], path[128];
+	result->exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+	snprintf(path, sizeof path, ".hermes/runs/%s", o->names[0]);
+	result->stdout_path = strdup(path);
+	snprintf(path, sizeof path, ".hermes/runs/%s", o->names[1]);
+	result->stderr_path = strdup(path);
+	if (!result->stdout_path || !result->stderr_path) {
+		free(result->stdout_path);
+		free(result->stderr_path);
+		result->stdout_path = result->stderr_path = NULL;
+		hermes_ws_fail(result, -ENOMEM, "run", exe);
+		return;
+	}
+	const char *s = hermes_ws_shown(exe, shown, sizeof shown);
+	switch (why) {
+	case HERMES_E_TIMEOUT:
+		hermes_result_fail(result, why, "'%s' ran longer than its time limit of %d seconds; it "
+		                   "was stopped with everything it started", s, (int)timeout);
+		break;
+	case HERMES_E_CANCELLED:
+		hermes_result_fail(result, why, "'%s' was cancelled; it was stopped with everything it "
+		                   "started", s);
+		break;
+	case HERMES_E_TOO_LARGE:
+		hermes_result_fail(result, why, "'%s' wrote more than the output limit of %lld bytes; it "
+		                   "was stopped with everything it started", s, (long long)limit);
+		break;
+	default:
+		return;
+	}
+	result->common.keep_fields = true;
+}
+
 void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *result_)
 {
 	const hermes_proc_run_args_t *args = args_;
@@ -202,185 +379,41 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot run '': the executable is empty");
 		return;
 	}
-
-	/* A path with '/' is a workspace path: confined, and run by its resolved name. */
-	/* A path with '/' is a workspace path: confined, and executed from the very descriptor that
-	 * was checked (never looked up again). An absolute path outside the workspace is a program
-	 * of the system, like one found in PATH (/bin/echo). */
 	char resolved[PATH_MAX + 1] = "";
-	int exe_fd = -1;
-	if (strchr(exe, '/')) {
-		int rc = hermes_ws_open_path(ws, exe, O_PATH, &exe_fd);
-		if (rc == HERMES_WS_EOUTSIDE && exe[0] == '/' && !under_root(ws, exe)) {
-			rc = system_program(exe, resolved, sizeof resolved);
-			exe_fd = -1;
-		} else if (rc == 0) {
-			struct stat st;
-			if (fstat(exe_fd, &st) != 0)
-				rc = -errno;
-			else if (S_ISDIR(st.st_mode))
-				rc = -EISDIR;
-			if (rc)
-				close(exe_fd), exe_fd = -1;
-		}
-		if (rc == -EISDIR) {
-			hermes_result_fail(result, HERMES_E_IS_A_DIRECTORY, "cannot run '%s': it is a directory",
-			                   hermes_ws_shown(exe, shown, sizeof shown));
-			return;
-		}
-		if (rc) {
-			hermes_ws_fail(result, rc, "run", exe);
-			return;
-		}
-	} else {
-		int rc = find_in_path(ws, exe, resolved, sizeof resolved);
-		if (rc == -ENOENT) {
-			hermes_result_fail(result, HERMES_E_NOT_FOUND, "cannot run '%s': no such program in PATH",
-			                   hermes_ws_shown(exe, shown, sizeof shown));
-			return;
-		}
-		if (rc) {
-			hermes_result_fail(result, HERMES_E_PERMISSION_DENIED,
-			                   "cannot run '%s': found in PATH, but not executable",
-			                   hermes_ws_shown(exe, shown, sizeof shown));
-			return;
-		}
-	}
-
-	int runs = -1, out[2] = {-1, -1};
-	char names[2][96];
-	int rc = open_runs_dir(ws, &runs);
-	if (rc == 0)
-		rc = create_outputs(runs, out, names);
+	int exe_fd;
+	if (!find_program(ws, exe, result, &exe_fd, resolved, sizeof resolved))
+		return;
+	outputs_t o;
+	int rc = outputs_open(ws, &o);
 	if (rc) {
 		hermes_ws_fail(result, rc, "create the output files of proc.run in", ".hermes/runs");
-		if (runs >= 0)
-			close(runs);
 		if (exe_fd >= 0)
 			close(exe_fd);
 		return;
 	}
-
-	/* argv: the executable as given, then the arguments. */
-	char **argv = calloc(args->arguments_count + 2, sizeof *argv);
-	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	hermes_run_t run;
-	if (!argv || null_fd < 0) {
-		rc = argv ? -errno : -ENOMEM;
-	} else {
-		argv[0] = (char *)exe;
-		for (size_t i = 0; i < args->arguments_count; i++)
-			argv[i + 1] = args->arguments[i];
-		hermes_spawn_t spec = {exe_fd, resolved, argv, environ, ws->root_fd, null_fd, out[0], out[1]};
-		rc = hermes_run_start(&spec, &run);
-	}
-	free(argv);
-	if (null_fd >= 0)
-		close(null_fd);
+	rc = start(ws, args, exe_fd, resolved, &o, &run);
 	if (exe_fd >= 0)
 		close(exe_fd);
 	if (rc) {
-		close(out[0]);
-		close(out[1]);
-		unlinkat(runs, names[0], 0);
-		unlinkat(runs, names[1], 0);
-		close(runs);
+		outputs_close(&o, false);
 		hermes_ws_fail(result, rc, "run", exe);
 		return;
 	}
-
-	/* Wait for the program, the clock, the output limit and the cancel token. */
-	pid_t pid = run.pid;
-	int pidfd = run.pidfd;
-	int cancelfd = call->cancel ? hermes_cancel_fd(call->cancel) : -1;
-	const int64_t limit = call->config->proc_output_limit;
-	const int64_t started = now_ms(), deadline = started + (int64_t)timeout * 1000;
-	hermes_errcode_t why = HERMES_E_NONE;
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		if (left <= 0) {
-			why = HERMES_E_TIMEOUT;
-			break;
-		}
-		bool cancelled = false;
-		if (wait_exit(pid, pidfd, cancelfd, left < CHECK_EVERY_MS ? (int)left : CHECK_EVERY_MS,
-		              &cancelled))
-			break;
-		if (cancelled) {
-			why = HERMES_E_CANCELLED;
-			break;
-		}
-		int64_t written = output_size(out);
-		if (written > limit) {
-			why = HERMES_E_TOO_LARGE;
-			break;
-		}
-		double elapsed = (double)(now_ms() - started) / 1000.0;
-		hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, %lld bytes of output so far",
-		                     exe, elapsed, (long long)written);
-	}
-	if (why != HERMES_E_NONE) {
-		/* The supervisor ends the program's group and every descendant (SIGTERM, a grace,
-		 * SIGKILL) and exits once none is left. */
-		hermes_run_stop(&run);
-		if (!wait_exit(pid, pidfd, -1, HERMES_RUN_GRACE_MS + 2000, NULL))
-			kill(pid, SIGKILL); /* a supervisor that does not answer (should not happen) */
-	}
+	hermes_errcode_t why = watch(call, &run, &o, exe, timeout);
 	int status = 0;
 	rc = hermes_run_finish(&run, &status);
-	pidfd = -1;
-	if (rc) {
-		close(out[0]);
-		close(out[1]);
-		unlinkat(runs, names[0], 0);
-		unlinkat(runs, names[1], 0);
-		close(runs);
-		if (rc == -ENOENT)
-			hermes_result_fail(result, HERMES_E_NOT_FOUND,
-			                   "cannot run '%s': the interpreter of its #! line (or a library it "
-			                   "needs) was not found", hermes_ws_shown(exe, shown, sizeof shown));
-		else if (rc == -ENOEXEC)
-			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-			                   "cannot run '%s': it is not in an executable format",
-			                   hermes_ws_shown(exe, shown, sizeof shown));
-		else
-			hermes_ws_fail(result, rc, "run", exe);
-		return;
-	}
-	close(runs);
-	if (pidfd >= 0)
-		close(pidfd);
-	close(out[0]);
-	close(out[1]);
-
-	result->exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-	char path[128];
-	snprintf(path, sizeof path, ".hermes/runs/%s", names[0]);
-	result->stdout_path = strdup(path);
-	snprintf(path, sizeof path, ".hermes/runs/%s", names[1]);
-	result->stderr_path = strdup(path);
-	if (!result->stdout_path || !result->stderr_path) {
-		free(result->stdout_path);
-		free(result->stderr_path);
-		result->stdout_path = result->stderr_path = NULL;
-		hermes_ws_fail(result, -ENOMEM, "run", exe);
-		return;
-	}
-	const char *s = hermes_ws_shown(exe, shown, sizeof shown);
-	switch (why) {
-	case HERMES_E_TIMEOUT:
-		hermes_result_fail(result, why, "'%s' ran longer than its time limit of %d seconds; its "
-		                   "process group was stopped", s, (int)timeout);
-		break;
-	case HERMES_E_CANCELLED:
-		hermes_result_fail(result, why, "'%s' was cancelled; its process group was stopped", s);
-		break;
-	case HERMES_E_TOO_LARGE:
-		hermes_result_fail(result, why, "'%s' wrote more than the output limit of %lld bytes; its "
-		                   "process group was stopped", s, (long long)limit);
-		break;
-	default:
-		return;
-	}
-	result->common.keep_fields = true;
+	outputs_close(&o, rc == 0);
+	if (rc == -ENOENT)
+		hermes_result_fail(result, HERMES_E_NOT_FOUND,
+		                   "cannot run '%s': the interpreter of its #! line (or a library it "
+		                   "needs) was not found", hermes_ws_shown(exe, shown, sizeof shown));
+	else if (rc == -ENOEXEC)
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot run '%s': it is not in an executable format",
+		                   hermes_ws_shown(exe, shown, sizeof shown));
+	else if (rc)
+		hermes_ws_fail(result, rc, "run", exe);
+	else
+		report(result, exe, &o, status, why, timeout, call->config->proc_output_limit);
 }

@@ -111,6 +111,122 @@ static int reopen_canonical(const hermes_ws_t *ws, const char *canon, int *out)
 	return 0;
 }
 
+/* The state of one resolution by walk(): where it stands (dfd, and its path from the root in
+ * canon), what is left to resolve (p, within todo), and how many links it followed. */
+typedef struct walker {
+	const hermes_ws_t *ws;
+	char canon[PATH_MAX * 2];
+	size_t clen;
+	int dfd;
+	char *todo; /* malloc'd: the path, rewritten when a symlink is followed */
+	const char *p;
+	int links;
+} walker_t;
+
+/* Moves to the directory at canon (from the root): after "..", or a link back to the root. */
+static int walker_reopen(walker_t *w)
+{
+	int nfd;
+	int rc = reopen_canonical(w->ws, w->canon, &nfd);
+	if (rc)
+		return rc;
+	close(w->dfd);
+	w->dfd = nfd;
+	return 0;
+}
+
+/* "..": one level up, never above the root. */
+static int walker_up(walker_t *w)
+{
+	if (w->clen == 0) {
+		if (strcmp(w->ws->root, "/") == 0)
+			return 0; /* with --root /, "/.." is "/" as everywhere else */
+		return HERMES_WS_EOUTSIDE;
+	}
+	char *slash = strrchr(w->canon, '/');
+	w->clen = slash ? (size_t)(slash - w->canon) : 0;
+	w->canon[w->clen] = '\0';
+	return walker_reopen(w);
+}
+
+/* The symlink open as fd (consumed) replaces its component: what is left to resolve becomes
+ * its target followed by the rest (from p). An absolute target must lead inside the root. */
+static int walker_follow(walker_t *w, int fd)
+{
+	char target[PATH_MAX + 1];
+	ssize_t tn = readlinkat(fd, "", target, sizeof target);
+	close(fd);
+	if (tn < 0)
+		return -errno;
+	if ((size_t)tn >= sizeof target || tn == 0)
+		return tn == 0 ? -ENOENT : -ENAMETOOLONG;
+	target[tn] = '\0';
+	if (++w->links > WS_MAX_LINKS)
+		return -ELOOP;
+	const char *tstart = target;
+	if (target[0] == '/') {
+		tstart = strip_root(w->ws->root, target);
+		if (!tstart)
+			return HERMES_WS_EOUTSIDE;
+		/* Absolute and inside: start again from the root. */
+		w->clen = 0;
+		w->canon[0] = '\0';
+		int rc = walker_reopen(w);
+		if (rc)
+			return rc;
+	}
+	/* todo = target + "/" + rest; the rest starts at p (a '/' or the end). */
+	size_t tl = strlen(tstart), rl = strlen(w->p);
+	if (tl + rl + 2 > PATH_MAX * 2)
+		return -ENAMETOOLONG;
+	char *next = malloc(tl + rl + 2);
+	if (!next)
+		return -ENOMEM;
+	memcpy(next, tstart, tl);
+	next[tl] = '/';
+	memcpy(next + tl + (rl ? 1 : 0), w->p, rl + 1); /* no '/' added after a final link */
+	free(w->todo);
+	w->todo = next;
+	w->p = next;
+	return 0;
+}
+
+/* The directory open as fd (consumed) becomes where the walk stands. */
+static int walker_enter(walker_t *w, int fd, const char *name, size_t n)
+{
+	if (w->clen + n + 2 > sizeof w->canon) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	if (w->clen)
+		w->canon[w->clen++] = '/';
+	memcpy(w->canon + w->clen, name, n + 1);
+	w->clen += n;
+	close(w->dfd);
+	w->dfd = fd;
+	return 0;
+}
+
+/* Opens component name of the current directory without following it (creating it as a
+ * directory first if mkdirs and it is missing). The descriptor (O_PATH) in *fd, its status in st. */
+static int walker_open(walker_t *w, const char *name, bool mkdirs, int *fd, struct stat *st)
+{
+	*fd = openat(w->dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0 && errno == ENOENT && mkdirs) {
+		if (mkdirat(w->dfd, name, 0777) < 0 && errno != EEXIST)
+			return -errno;
+		*fd = openat(w->dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (*fd < 0)
+		return -errno;
+	if (fstat(*fd, st) < 0) {
+		int rc = -errno;
+		close(*fd);
+		return rc;
+	}
+	return 0;
+}
+
 /* Resolves rel beneath the root the way the kernel would, but refusing to leave the root. On
  * success the final object is opened with oflags into *out (if out), and its path from the root
  * is left in canon (if canon; size PATH_MAX*2) when it is a directory. mkdirs creates missing
@@ -118,152 +234,60 @@ static int reopen_canonical(const hermes_ws_t *ws, const char *canon, int *out)
 static int walk(const hermes_ws_t *ws, const char *rel, int oflags, bool mkdirs, int *out,
                 char *canon_out)
 {
-	char canon[PATH_MAX * 2] = "";
-	size_t clen = 0;
+	walker_t w = {.ws = ws, .clen = 0, .links = 0};
+	w.canon[0] = '\0';
 	char name[NAME_MAX + 1];
-	char *todo = strdup(rel);
-	if (!todo)
+	if ((w.todo = strdup(rel)) == NULL)
 		return -ENOMEM;
-	int dfd = openat(ws->root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		free(todo);
+	if ((w.dfd = openat(ws->root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		free(w.todo);
 		return -errno;
 	}
-	int links = 0, rc = 0;
-	const char *p = todo;
+	int rc = 0;
+	w.p = w.todo;
 	for (;;) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0') {
+		while (*w.p == '/')
+			w.p++;
+		if (*w.p == '\0') {
 			/* The path ends at a directory (the current one). */
-			if (out) {
-				int fd = openat(dfd, ".", oflags | O_CLOEXEC);
-				if (fd < 0) {
-					rc = -errno;
-					break;
-				}
-				*out = fd;
-			}
-			if (canon_out)
-				memcpy(canon_out, canon, clen + 1);
+			if (out && (*out = openat(w.dfd, ".", oflags | O_CLOEXEC)) < 0)
+				rc = -errno;
+			else if (canon_out)
+				memcpy(canon_out, w.canon, w.clen + 1);
 			break;
 		}
-		size_t n = strcspn(p, "/");
+		size_t n = strcspn(w.p, "/");
 		if (n > NAME_MAX) {
 			rc = HERMES_WS_ETOOLONG;
 			break;
 		}
-		memcpy(name, p, n);
+		memcpy(name, w.p, n);
 		name[n] = '\0';
-		p += n;
-		bool slash_after = (*p == '/');
-		const char *q = p;
+		w.p += n;
+		bool slash_after = (*w.p == '/');
+		const char *q = w.p;
 		while (*q == '/')
 			q++;
 		bool last = (*q == '\0');
 		if (strcmp(name, ".") == 0)
 			continue;
 		if (strcmp(name, "..") == 0) {
-			if (clen == 0) {
-				if (strcmp(ws->root, "/") == 0)
-					continue; /* with --root /, "/.." is "/" as everywhere else */
-				rc = HERMES_WS_EOUTSIDE;
+			if ((rc = walker_up(&w)) != 0)
 				break;
-			}
-			char *slash = strrchr(canon, '/');
-			clen = slash ? (size_t)(slash - canon) : 0;
-			canon[clen] = '\0';
-			int nfd;
-			rc = reopen_canonical(ws, canon, &nfd);
-			if (rc)
-				break;
-			close(dfd);
-			dfd = nfd;
 			continue;
 		}
-		int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT && mkdirs) {
-			if (mkdirat(dfd, name, 0777) < 0 && errno != EEXIST) {
-				rc = -errno;
-				break;
-			}
-			fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (fd < 0) {
-			rc = -errno;
-			break;
-		}
+		int fd;
 		struct stat st;
-		if (fstat(fd, &st) < 0) {
-			rc = -errno;
-			close(fd);
+		if ((rc = walker_open(&w, name, mkdirs, &fd, &st)) != 0)
 			break;
-		}
 		if (S_ISLNK(st.st_mode)) {
-			char target[PATH_MAX + 1];
-			ssize_t tn = readlinkat(fd, "", target, sizeof target);
-			close(fd);
-			if (tn < 0) {
-				rc = -errno;
+			if ((rc = walker_follow(&w, fd)) != 0)
 				break;
-			}
-			if ((size_t)tn >= sizeof target || tn == 0) {
-				rc = tn == 0 ? -ENOENT : -ENAMETOOLONG;
-				break;
-			}
-			target[tn] = '\0';
-			if (++links > WS_MAX_LINKS) {
-				rc = -ELOOP;
-				break;
-			}
-			const char *tstart = target;
-			if (target[0] == '/') {
-				tstart = strip_root(ws->root, target);
-				if (!tstart) {
-					rc = HERMES_WS_EOUTSIDE;
-					break;
-				}
-				/* Absolute and inside: start again from the root. */
-				int nfd;
-				rc = reopen_canonical(ws, "", &nfd);
-				if (rc)
-					break;
-				close(dfd);
-				dfd = nfd;
-				clen = 0;
-				canon[0] = '\0';
-			}
-			/* todo = target + "/" + rest; the rest starts at p (a '/' or the end). */
-			size_t tl = strlen(tstart), rl = strlen(p);
-			if (tl + rl + 2 > PATH_MAX * 2) {
-				rc = -ENAMETOOLONG;
-				break;
-			}
-			char *next = malloc(tl + rl + 2);
-			if (!next) {
-				rc = -ENOMEM;
-				break;
-			}
-			memcpy(next, tstart, tl);
-			next[tl] = '/';
-			memcpy(next + tl + (rl ? 1 : 0), p, rl + 1); /* no '/' added after a final link */
-			free(todo);
-			todo = next;
-			p = todo;
 			continue;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			if (clen + n + 2 > sizeof canon) {
-				close(fd);
-				rc = -ENAMETOOLONG;
+			if ((rc = walker_enter(&w, fd, name, n)) != 0)
 				break;
-			}
-			if (clen)
-				canon[clen++] = '/';
-			memcpy(canon + clen, name, n + 1);
-			clen += n;
-			close(dfd);
-			dfd = fd;
 			continue;
 		}
 		/* Not a directory: only acceptable as the final component, without a trailing slash. */
@@ -272,20 +296,14 @@ static int walk(const hermes_ws_t *ws, const char *rel, int oflags, bool mkdirs,
 			rc = -ENOTDIR;
 			break;
 		}
-		if (out) {
-			int ffd = openat(dfd, name, oflags | O_NOFOLLOW | O_CLOEXEC);
-			if (ffd < 0) {
-				rc = errno == ELOOP ? -EAGAIN : -errno; /* swapped for a symlink meanwhile */
-				break;
-			}
-			*out = ffd;
-		}
-		if (canon_out)
+		if (out && (*out = openat(w.dfd, name, oflags | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			rc = errno == ELOOP ? -EAGAIN : -errno; /* swapped for a symlink meanwhile */
+		else if (canon_out)
 			canon_out[0] = '\0'; /* not a directory: no canonical directory path */
 		break;
 	}
-	close(dfd);
-	free(todo);
+	close(w.dfd);
+	free(w.todo);
 	return rc;
 }
 
@@ -505,12 +523,6 @@ int hermes_ws_locate(const hermes_ws_t *ws, const char *path, unsigned flags, he
 	}
 	free(rel);
 	return rc;
-}
-
-int hermes_ws_open_dir_for_sync(const hermes_ws_loc_t *loc)
-{
-	int fd = openat(loc->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
 }
 
 /* ---- opening the workspace ---------------------------------------------------------------- */

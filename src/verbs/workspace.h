@@ -63,9 +63,6 @@ typedef struct hermes_ws_loc {
 int hermes_ws_locate(const hermes_ws_t *ws, const char *path, unsigned flags, hermes_ws_loc_t *loc);
 void hermes_ws_loc_close(hermes_ws_loc_t *loc);
 
-/* A readable descriptor of a directory located by hermes_ws_locate, for fsync; -errno on failure. */
-int hermes_ws_open_dir_for_sync(const hermes_ws_loc_t *loc);
-
 /* The message for rc (a negative errno or HERMES_WS_E*) and the matching error code. */
 hermes_errcode_t hermes_ws_errcode(int rc);
 const char *hermes_ws_strerror(int rc, char *buf, size_t size);
