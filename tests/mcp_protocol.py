@@ -175,6 +175,32 @@ def test_progress_rises():
         s.expect_silence(0.2)
 
 
+def test_progress_of_reads_copies_and_deletions():
+    # the verbs that work through many bytes or entries report them, with the total when known
+    with mcp() as s:
+        size = 64 << 20
+        with open(os.path.join(s.root, "big.txt"), "wb") as f:
+            f.write(b"x" * 1023 + b"\n")
+            f.truncate(size)  # sparse: cheap to make, as long to read
+        for n, (name, args) in enumerate([("fs_lineCount", {"path": "big.txt"}),
+                                          ("fs_copyFile", {"sourcePath": "big.txt",
+                                                           "destinationPath": "copy.txt"})]):
+            token = "t%d" % n
+            id = s.request("tools/call", {"name": name, "arguments": args,
+                                          "_meta": {"progressToken": token}})
+            seen = []
+            while True:
+                m = s.recv(30)
+                if m.get("method") == "notifications/progress":
+                    check(m["params"]["progressToken"] == token, m)
+                    seen.append(m["params"])
+                    continue
+                check(m.get("id") == id and m["result"]["isError"] is False, m)
+                break
+            check(seen, "%s sent no progress" % name)
+            check(all(p["total"] == size and 0 < p["progress"] <= size for p in seen), seen)
+
+
 def test_logging_set_level():
     with mcp() as s:
         check(expect_result(s.call("logging/setLevel", {"level": "error"})) == {}, "setLevel")

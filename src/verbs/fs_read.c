@@ -145,6 +145,8 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		if (n == 0)
 			break;
 		used += (size_t)n;
+		hermes_call_progress(call, (double)used, (double)st.st_size, "read %zu of %lld bytes",
+		                     used, (long long)st.st_size);
 	}
 	close(fd);
 	buf[used] = '\0';
@@ -308,7 +310,7 @@ void hermes_verb_fs_line_count(const hermes_call_t *call, const void *args_, voi
 		close(fd);
 		return;
 	}
-	uint64_t count = 0;
+	uint64_t count = 0, done = 0;
 	char lastc = '\n';
 	for (;;) {
 		if (hermes_cancel_requested(call->cancel)) {
@@ -326,6 +328,10 @@ void hermes_verb_fs_line_count(const hermes_call_t *call, const void *args_, voi
 			break;
 		count += hermes_count_newlines(buf, (size_t)n);
 		lastc = buf[n - 1];
+		done += (uint64_t)n;
+		hermes_call_progress(call, (double)done, (double)st.st_size,
+		                     "counted %llu lines in %llu of %lld bytes", (unsigned long long)count,
+		                     (unsigned long long)done, (long long)st.st_size);
 	}
 	if (lastc != '\n')
 		count++; /* a last line without an ending */
