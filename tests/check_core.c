@@ -436,7 +436,7 @@ START_TEST(decode_json_errors)
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":3.9,\"endLine\":2}}",
 	                  HERMES_E_INVALID_ARGUMENTS, "startLine: expected Int32, got number 3.9");
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":2147483648,\"endLine\":2}}",
-	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 2147483648 is out of range for Int32");
+	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 2147483648 is out of range: it must be 1 or more");
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":null,\"endLine\":2}}",
 	                  HERMES_E_INVALID_ARGUMENTS, "startLine: expected Int32, got null");
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":7,\"startLine\":1,\"endLine\":2}}",
@@ -515,7 +515,7 @@ START_TEST(decode_yaml_errors)
 		ck_assert_str_eq(last_err.field, "arguments.startLine");
 	}
 	ck_assert_invalid("verb: fs.readRange\narguments: {path: a, startLine: 99999999999, endLine: 2}\n",
-	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 99999999999 is out of range for Int32");
+	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 99999999999 is out of range: it must be 1 or more");
 	ck_assert_invalid("verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 2, includeLineNumbers: banana}\n",
 	                  HERMES_E_INVALID_ARGUMENTS, "includeLineNumbers: expected Boolean, got string \"banana\"");
 	ck_assert_invalid("verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 2, includeLineNumbers: yes}\n",
@@ -559,12 +559,19 @@ END_TEST
 START_TEST(decode_yaml_scalars_by_type)
 {
 	/* The schema decides: a String field takes the scalar's text. */
-	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: no, startLine: 7, endLine: 0}\n"),
+	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: no, startLine: 7, endLine: 1}\n"),
 	                 HERMES_OUTCOME_SUCCEEDED);
-	ck_assert_ptr_nonnull(strstr(last_json, "path=no start=7 end=0 numbers=1"));
-	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: 0123, startLine: -5, endLine: 2147483647, includeLineNumbers: false}\n"),
+	ck_assert_ptr_nonnull(strstr(last_json, "path=no start=7 end=1 numbers=1"));
+	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: 0123, startLine: 5, endLine: 2147483647, includeLineNumbers: false}\n"),
 	                 HERMES_OUTCOME_SUCCEEDED);
-	ck_assert_ptr_nonnull(strstr(last_json, "path=0123 start=-5 end=2147483647 numbers=0"));
+	ck_assert_ptr_nonnull(strstr(last_json, "path=0123 start=5 end=2147483647 numbers=0"));
+	/* the table's range of a field (startLine: 1 or more) is the decoder's, in YAML and JSON */
+	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: a, startLine: 0, endLine: 1}\n"),
+	                 HERMES_OUTCOME_INVALID);
+	ck_assert_ptr_nonnull(strstr(last_json, "startLine: 0 is out of range: it must be 1 or more"));
+	ck_assert_int_eq(run("{\"verb\": \"fs.readRange\", \"arguments\": {\"path\": \"a\", \"startLine\": -3, \"endLine\": 1}}"),
+	                 HERMES_OUTCOME_INVALID);
+	ck_assert_ptr_nonnull(strstr(last_json, "startLine: -3 is out of range: it must be 1 or more"));
 	/* null/absent optional fields take their defaults. */
 	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 1, includeLineNumbers: ~}\n"),
 	                 HERMES_OUTCOME_SUCCEEDED);
@@ -722,7 +729,7 @@ START_TEST(idl_read_range)
 	                       "  includeLineNumbers?: Boolean\n}\ntype FsReadRangeResult\n{\n  content: String\n"
 	                       "  succeeded?: Boolean\n  errorMessage?: String\n  errorCode?: String\n}\n");
 	ck_assert_ptr_nonnull(strstr(idl, "// Arguments of fs.readRange"));
-	ck_assert_ptr_nonnull(strstr(idl, "  // first line to return, counting from 1\n  startLine: Int32\n"));
+	ck_assert_ptr_nonnull(strstr(idl, "  // first line to return, counting from 1; range: 1 or more\n  startLine: Int32\n"));
 	free(bare);
 	free(idl);
 }

@@ -148,11 +148,11 @@ START_TEST(run_errors)
 	vt_err(run("./plain.txt", 10, NULL), "PermissionDenied", "plain.txt");
 	vt_mkdir("ws/dir");
 	vt_err(run("./dir", 10, NULL), "IsADirectory", "dir");
-	vt_err(run("sh", -1, "-c", "true", NULL), "InvalidArgument", "timeoutSeconds");
+	vt_err(run("sh", -1, "-c", "true", NULL), "InvalidArguments", "timeoutSeconds");
 	cJSON *a = vt_args("executable", "sh", NULL);
 	cJSON_AddArrayToObject(a, "arguments");
 	cJSON_AddNumberToObject(a, "timeoutSeconds", 0);
-	vt_err(vt_call("proc.run", a), "InvalidArgument", "timeoutSeconds");
+	vt_err(vt_call("proc.run", a), "InvalidArguments", "timeoutSeconds");
 	vt_err(run("", 10, NULL), "InvalidArgument", NULL);
 	vt_err(run("../outside.sh", 10, NULL), "OutsideWorkspace", "../outside.sh");
 	vt_err(run("/nonexistent/hermes-program", 10, NULL), "NotFound", "hermes-program");

@@ -281,8 +281,8 @@ START_TEST(search_context)
 	       "  -l4\n  -l5\nc.txt:6:4:l6 hit\n  +l7\n");
 	vt_put("ws/c.txt", "hit\r\nx\r\n");
 	expect(search("hit", "\"contextLines\":1"), "c.txt:1:1:hit\n  +x\n");
-	vt_err(search("hit", "\"contextLines\":11"), "InvalidArgument", "contextLines");
-	vt_err(search("hit", "\"contextLines\":-1"), "InvalidArgument", "contextLines");
+	vt_err(search("hit", "\"contextLines\":11"), "InvalidArguments", "contextLines");
+	vt_err(search("hit", "\"contextLines\":-1"), "InvalidArguments", "contextLines");
 }
 END_TEST
 
@@ -308,8 +308,8 @@ START_TEST(search_max_results)
 	r = search("m", "\"maxResults\":3,\"path\":\"d0/f000.txt\"");
 	expect(r, "d0/f000.txt:1:1:m\nd0/f000.txt:2:1:m\nd0/f000.txt:3:1:m\n");
 	ck_assert(vt_bool(r, "truncated"));
-	vt_err(search("m", "\"maxResults\":0"), "InvalidArgument", "maxResults");
-	vt_err(search("m", "\"maxResults\":10001"), "InvalidArgument", "maxResults");
+	vt_err(search("m", "\"maxResults\":0"), "InvalidArguments", "maxResults");
+	vt_err(search("m", "\"maxResults\":10001"), "InvalidArguments", "maxResults");
 	/* The worst case must fit the read limit. */
 	hermes_config_t c = {.max_read_bytes = 100000};
 	vt_reopen(&c);
@@ -611,7 +611,7 @@ START_TEST(glob_verb)
 	vt_err(glob("", ""), "InvalidArgument", "empty");
 	vt_err(glob("/etc/*", ""), "InvalidArgument", "absolute");
 	vt_err(glob("[", ""), "InvalidArgument", "never closed");
-	vt_err(glob("*", "\"maxResults\":0"), "InvalidArgument", "maxResults");
+	vt_err(glob("*", "\"maxResults\":0"), "InvalidArguments", "maxResults");
 	vt_err(glob("*", "\"path\":\"README\""), "NotADirectory", "README");
 	vt_err(glob("*", "\"path\":\"nope\""), "NotFound", "nope");
 	vt_err(glob("*", "\"path\":\"..\""), "OutsideWorkspace", NULL);

@@ -276,7 +276,7 @@ START_TEST(write_range_errors)
 {
 	const char *text = "l1\nl2\nl3\n";
 	vt_put("ws/f.txt", text);
-	vt_err(write_range("f.txt", 0, 1, "x"), "InvalidArgument", "startLine");
+	vt_err(write_range("f.txt", 0, 1, "x"), "InvalidArguments", "startLine");
 	vt_err(write_range("f.txt", 3, 2, "x"), "InvalidArgument", "endLine");
 	vt_err(write_range("f.txt", 2, 4, "x"), "InvalidArgument", "endLine 4");
 	vt_err(write_range("f.txt", 4, 4, "x"), "InvalidArgument", "endLine 4");

@@ -24,9 +24,9 @@ case_() {
 	expect_eq "$name: no output" "$(wc -c <"$WS/out" | tr -d ' ')" 0
 }
 
-case_ "unknown type" 's/HERMES_FIELD(startLine, INT32/HERMES_FIELD(startLine, INT33/' \
+case_ "unknown type" 's/HERMES_FIELD(lineCount, INT32/HERMES_FIELD(lineCount, INT33/' \
 	"unknown type 'INT33' \\(expected STRING, INT32, INT64, BOOL or LIST\\(...\\)\\)"
-case_ "unknown presence" 's/HERMES_FIELD(endLine, INT32, REQUIRED/HERMES_FIELD(endLine, INT32, MAYBE/' \
+case_ "unknown presence" 's/HERMES_FIELD(exitCode, INT32, REQUIRED/HERMES_FIELD(exitCode, INT32, MAYBE/' \
 	"unknown presence 'MAYBE' \\(expected REQUIRED, OPTIONAL or DEFAULT\\(value\\)\\)"
 case_ "duplicate field" 's/HERMES_FIELD(content, STRING, REQUIRED, "the complete/HERMES_FIELD(path, STRING, REQUIRED, "the complete/' \
 	"duplicate field 'path'"
@@ -34,6 +34,11 @@ case_ "unknown argument type" 's/HERMES_VERB("fs.exists", FsExistsArgs/HERMES_VE
 	"unknown type 'FsExistArgs'"
 case_ "unknown list element" 's/LIST(DiskInfo)/LIST(DiskInformation)/' \
 	"unknown type 'DiskInformation' \\(a list's element type is declared before use\\)"
+case_ "inverted bounds" 's/INT32(0, 10)/INT32(10, 0)/' "INT32\\(10, 0\\): the minimum is above the maximum"
+case_ "a bound out of the type" 's/INT32(0, 10)/INT32(0, 4294967296)/' \
+	"a bound of INT32 must be an integer in its range, MIN or MAX"
+case_ "a default out of the bounds" 's/INT32(0, 10), DEFAULT(0)/INT32(1, 10), DEFAULT(0)/' \
+	"default of a INT32 field must be an integer in range"
 case_ "bad default" 's/DEFAULT(true),$/DEFAULT(7),/' \
 	"default of a BOOL field must be true or false"
 case_ "unknown macro" 's/^HERMES_END()$/HERMES_ENDS()/' "unknown macro 'HERMES_ENDS'"

@@ -32,9 +32,14 @@ def _field_desc(f, ctype):
             dstr = c_string(f.default)
         else:
             dint = "INT64_C(%d)" % f.default
-    return ("\t{ %s, %s,\n\t  %s, %s, %s, %s, %s, %s, %s, %s },\n"
+    lo, hi = "INT64_MIN", "INT64_MAX"
+    if f.kind == "int32":
+        lo, hi = "INT32_MIN", "INT32_MAX"
+    if f.bounds:
+        lo, hi = ("INT64_C(%d)" % b for b in f.bounds)
+    return ("\t{ %s, %s,\n\t  %s, %s, %s, %s, %s, %s, %s, %s, %s, %s },\n"
             % (c_string(f.name), c_string(f.description), _kind(f), PRESENCE[f.presence],
-               off, count, has, elem, dint, dstr))
+               off, count, has, elem, dint, dstr, lo, hi))
 
 
 def emit(table):

@@ -68,7 +68,7 @@ def _value_schema(field, for_result, defs):
         return {"type": "array", "items": items}
     s = {"type": SCALAR[field.kind]}
     if field.kind in INT_RANGES:
-        s["minimum"], s["maximum"] = INT_RANGES[field.kind]
+        s["minimum"], s["maximum"] = field.bounds or INT_RANGES[field.kind]
     return s
 
 

@@ -38,9 +38,25 @@ def roff(text):
     return text
 
 
+def range_text(f):
+    """The values an integer field accepts, in words, if narrower than its type (else None): the
+    same words as the decoder's message and the IDL."""
+    if not f.bounds:
+        return None
+    lo, hi = f.bounds
+    tlo, thi = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}[f.kind]
+    if hi >= thi:
+        return "%d or more" % lo
+    if lo <= tlo:
+        return "at most %d" % hi
+    return "%d to %d" % (lo, hi)
+
+
 def type_name(f):
     if f.kind == "list":
         return "list of strings" if f.element == "string" else "list of %s" % f.element.name
+    if range_text(f):
+        return "%s, %s" % (SCALAR_NAMES[f.kind], range_text(f))
     return SCALAR_NAMES[f.kind]
 
 

@@ -13,6 +13,7 @@ class Field:
         self.default = default
         self.description = description
         self.loc = loc
+        self.bounds = None  # (min, max) of an integer the verb accepts, if narrower than its type
 
     @property
     def is_object_list(self):

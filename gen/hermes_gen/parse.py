@@ -191,10 +191,28 @@ def _field(table, call):
         raise nloc.error("HERMES_FIELD: expected a field name")
     _ident_re(r"[a-z][A-Za-z0-9]*", name, "field (camelCase)", nloc)
     element = None
+    bounds = None
     if tk == "ident":
         if tv not in SCALARS:
             raise tloc.error("unknown type '%s' (expected STRING, INT32, INT64, BOOL or LIST(...))" % tv)
         kind = SCALARS[tv]
+    elif tk == "call" and tv.name in ("INT32", "INT64"):
+        # INT32(min, max): the values the verb accepts; MAX is the type's largest
+        kind = SCALARS[tv.name]
+        lo, hi = INT_RANGES[kind]
+        if len(tv.args) != 2:
+            raise tloc.error("%s(min, max) takes two bounds" % tv.name)
+        got = []
+        for bk, bv, bloc in tv.args:
+            if bk == "ident" and bv in ("MIN", "MAX"):
+                got.append(lo if bv == "MIN" else hi)
+            elif bk == "number" and lo <= int(bv) <= hi:
+                got.append(int(bv))
+            else:
+                raise bloc.error("a bound of %s must be an integer in its range, MIN or MAX" % tv.name)
+        if got[0] > got[1]:
+            raise tloc.error("%s(%d, %d): the minimum is above the maximum" % (tv.name, got[0], got[1]))
+        bounds = tuple(got)
     elif tk == "call" and tv.name == "LIST":
         if len(tv.args) != 1 or tv.args[0][0] != "ident":
             raise tloc.error("LIST takes one element type")
@@ -226,6 +244,8 @@ def _field(table, call):
             default = dval == "true"
         elif kind in INT_RANGES:
             lo, hi = INT_RANGES[kind]
+            if bounds:
+                lo, hi = bounds
             if dkind != "number" or not lo <= int(dval) <= hi:
                 raise dloc2.error("default of a %s field must be an integer in range" % kind.upper())
             default = int(dval)
@@ -240,7 +260,9 @@ def _field(table, call):
                          % _spell(pk, pv))
     if dk != "string":
         raise dloc.error("HERMES_FIELD: expected a description string")
-    return Field(name, kind, element, presence, default, _description(desc, dloc), call.loc)
+    f = Field(name, kind, element, presence, default, _description(desc, dloc), call.loc)
+    f.bounds = bounds
+    return f
 
 
 def _traits(arg):

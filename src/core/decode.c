@@ -61,6 +61,35 @@ void hermes_decode_err_missing(hermes_error_t *err, const hermes_field_desc_t *f
 		set_field(err, prefix, f->name);
 }
 
+const char *hermes_field_range_text(const hermes_field_desc_t *f, char *buf, size_t size)
+{
+	if (f->kind != HERMES_KIND_INT32 && f->kind != HERMES_KIND_INT64)
+		return NULL;
+	int64_t tmin = f->kind == HERMES_KIND_INT32 ? INT32_MIN : INT64_MIN;
+	int64_t tmax = f->kind == HERMES_KIND_INT32 ? INT32_MAX : INT64_MAX;
+	if (f->min <= tmin && f->max >= tmax)
+		return NULL;
+	if (f->max >= tmax)
+		snprintf(buf, size, "%lld or more", (long long)f->min);
+	else if (f->min <= tmin)
+		snprintf(buf, size, "at most %lld", (long long)f->max);
+	else
+		snprintf(buf, size, "%lld to %lld", (long long)f->min, (long long)f->max);
+	return buf;
+}
+
+void hermes_decode_err_range(hermes_error_t *err, const hermes_field_desc_t *f, const char *path,
+                             const char *got)
+{
+	char range[96];
+	if (hermes_field_range_text(f, range, sizeof range))
+		hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS, "%s: %s is out of range: it must be %s",
+		                 path, got, range);
+	else
+		hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS, "%s: %s is out of range for %s", path,
+		                 got, f->kind == HERMES_KIND_INT32 ? "Int32" : "Int64");
+}
+
 void hermes_decode_err_type(hermes_error_t *err, const hermes_field_desc_t *f, const char *path,
                             const char *got)
 {
@@ -162,11 +191,11 @@ int hermes_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 		if (v > (uint64_t)INT64_MAX + 1)
 			return -2;
 		int64_t r = (v == (uint64_t)INT64_MAX + 1) ? INT64_MIN : -(int64_t)v;
-		if (r < min)
+		if (r < min || r > max)
 			return -2;
 		*out = r;
 	} else {
-		if (v > (uint64_t)INT64_MAX || (int64_t)v > max)
+		if (v > (uint64_t)INT64_MAX || (int64_t)v > max || (int64_t)v < min)
 			return -2;
 		*out = (int64_t)v;
 	}

@@ -47,6 +47,14 @@ void *hermes_decode_json_args(const hermes_type_desc_t *desc, const hermes_json_
 const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t len, void **args,
                                                       hermes_error_t *err);
 
+/* The range an integer field accepts in words ("1 or more", "0 to 10") into buf, if the table
+ * narrows its type's; NULL if it does not (or f is no integer). */
+const char *hermes_field_range_text(const hermes_field_desc_t *f, char *buf, size_t size);
+/* "<path>: <got> is out of range ..." for an integer outside the field's range (its type's, or
+ * the narrower one the table gives it: "startLine must be 1 or more"). */
+void hermes_decode_err_range(hermes_error_t *err, const hermes_field_desc_t *f, const char *path,
+                             const char *got);
+
 /* Shared by both decoders. */
 void hermes_decode_err_unknown_field(hermes_error_t *err, const hermes_type_desc_t *desc,
                                      const char *verb, const char *prefix, const char *key);

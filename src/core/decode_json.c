@@ -87,17 +87,14 @@ static int decode_object(const ctx_t *c, const hermes_type_desc_t *desc, const h
 static int decode_int(const ctx_t *c, const hermes_field_desc_t *f, const hermes_json_t *v,
                       void *obj, const char *path)
 {
-	int64_t min = f->kind == HERMES_KIND_INT32 ? INT32_MIN : INT64_MIN;
-	int64_t max = f->kind == HERMES_KIND_INT32 ? INT32_MAX : INT64_MAX;
 	int64_t value;
-	int rc = hermes_json_integer(v, min, max, &value);
+	int rc = hermes_json_integer(v, f->min, f->max, &value);
 	if (rc == -1) /* not a number, or not written as an integer (1.0, 1e3) */
 		return type_error(c, f, path, v);
 	if (rc == -2) {
 		char got[96];
 		describe(v, got, sizeof got);
-		hermes_error_set(c->err, HERMES_E_INVALID_ARGUMENTS, "%s: %s is out of range for %s",
-		                 path, got + 7, f->kind == HERMES_KIND_INT32 ? "Int32" : "Int64");
+		hermes_decode_err_range(c->err, f, path, got + 7);
 		set_field(c, path);
 		locate(c, v);
 		return -1;

@@ -327,16 +327,13 @@ static int convert_scalar(const hermes_field_desc_t *f, const char *text, void *
 	}
 	case HERMES_KIND_INT32:
 	case HERMES_KIND_INT64: {
-		int64_t min = f->kind == HERMES_KIND_INT32 ? INT32_MIN : INT64_MIN;
-		int64_t max = f->kind == HERMES_KIND_INT32 ? INT32_MAX : INT64_MAX;
-		int rc = hermes_parse_int(text, min, max, &v);
+		int rc = hermes_parse_int(text, f->min, f->max, &v);
 		if (rc == 0) {
 			hermes_field_set_int(obj, f, v);
 			return 0;
 		}
 		if (rc == -2) {
-			hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS, "%s: %s is out of range for %s",
-			                 path, text, f->kind == HERMES_KIND_INT32 ? "Int32" : "Int64");
+			hermes_decode_err_range(err, f, path, text);
 		} else {
 			describe_scalar(text, got, sizeof got);
 			hermes_decode_err_type(err, f, path, got);

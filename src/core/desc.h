@@ -39,6 +39,8 @@ typedef struct hermes_field_desc {
 	const hermes_type_desc_t *element; /* object lists: the element type */
 	int64_t default_int;       /* DEFAULT ints and bools (0/1) */
 	const char *default_string;/* DEFAULT strings */
+	int64_t min, max;          /* integers: the values accepted (the type's range unless the table
+	                              narrows it, INT32(1, MAX)) */
 } hermes_field_desc_t;
 
 struct hermes_type_desc {

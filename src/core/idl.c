@@ -58,9 +58,10 @@ static void add(idl_t *idl, const hermes_type_desc_t *t)
 
 static void property(hermes_buf_t *b, const hermes_field_desc_t *f)
 {
-	char tbuf[96];
+	char tbuf[96], range[96];
+	const char *r = hermes_field_range_text(f, range, sizeof range);
 	if (f->description && f->description[0])
-		hermes_buf_printf(b, "  // %s\n", f->description);
+		hermes_buf_printf(b, "  // %s%s%s\n", f->description, r ? "; range: " : "", r ? r : "");
 	hermes_buf_printf(b, "  %s%s: %s\n", f->name,
 	                  f->presence == HERMES_PRESENCE_REQUIRED ? "" : "?",
 	                  hermes_field_type_name(f, tbuf, sizeof tbuf));
