@@ -2,6 +2,7 @@
 # tests/console_cancel.sh: Ctrl-C during a running proc.run (of sleep) ends the program's process
 # group and returns to the prompt at once; the console keeps working after it.
 . "$top_srcdir/tests/console_lib.sh"
+need_libedit
 
 command -v sleep >/dev/null || skip "no sleep program"
 # proc.run comes with the verbs; skip until it is registered.

@@ -4,6 +4,7 @@
 # typed where it was. (The pty harness cannot do this: its child is an orphaned process group,
 # which the kernel never stops.)
 . "$top_srcdir/tests/console_lib.sh"
+need_libedit
 
 command -v tmux >/dev/null || skip "tmux is not installed"
 command -v bash >/dev/null || skip "bash is not installed"

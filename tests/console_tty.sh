@@ -4,6 +4,8 @@
 # Ctrl-C while typing, :commands, tab completion, history recall and Ctrl-D.
 . "$top_srcdir/tests/console_lib.sh"
 
+need_libedit
+
 printf 'one\ntwo\nthree\n' >"$ws/notes.txt"
 
 console <<'SCRIPT' || fail "first session"

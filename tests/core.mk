@@ -1,13 +1,16 @@
 # tests/core.mk: the core's Check suites, the IDL goldens, the generator's error reports, the
 # black-box tests of hermes exec/schema/verbs, and adding a verb end to end.
+if HAVE_CHECK
 check_PROGRAMS += tests/check_core
 tests_check_core_SOURCES = tests/check_core.c
 tests_check_core_CFLAGS = $(tests_check_cflags)
 tests_check_core_LDADD = libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS)
 TESTS += tests/check_core
+endif
 
-TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh
-EXTRA_DIST += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/golden
+TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh
+EXTRA_DIST += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
+	tests/golden
 
 # Adding a verb touches the table, one handler file and its line in src/verbs/local.mk: proved on
 # a copy of the source tree (about 15 s: autoreconf, configure and two builds).

@@ -4,11 +4,14 @@
 # tarball without it); hermes mcp under the official MCP TypeScript SDK (mcp_sdk.sh), and the
 # generated JSON Schemas against the decoder with the SDK's validator (json_schema.sh); those two
 # are skipped where node or the SDK is not installed.
+if HAVE_CHECK
 check_PROGRAMS += tests/check_server
 tests_check_server_SOURCES = tests/check_server.c
 tests_check_server_CFLAGS = $(tests_check_cflags)
 tests_check_server_LDADD = libhermes_server.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) \
 	$(CYAML_LIBS) $(YAML_LIBS)
+TESTS += tests/check_server
+endif
 
 SERVER_PY_TESTS = \
 	tests/server_lifecycle.py \
@@ -19,7 +22,7 @@ SERVER_PY_TESTS = \
 	tests/server_shutdown_order.py \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py
-TESTS += tests/check_server tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh
+TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_smoke.sh tests/server_py.sh tests/server_lib.py $(SERVER_PY_TESTS) \

@@ -2,6 +2,7 @@
 # in a fresh mkdtemp workspace; all of them go through hermes_execute() with JSON envelopes.
 verbs_check_sources = tests/verbs_testlib.c tests/verbs_testlib.h
 
+if HAVE_CHECK
 check_PROGRAMS += tests/check_verbs_read
 tests_check_verbs_read_SOURCES = tests/check_verbs_read.c $(verbs_check_sources)
 tests_check_verbs_read_CFLAGS = $(tests_check_cflags)
@@ -51,14 +52,16 @@ tests_check_verbs_crash_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_crash
 
 # The same suites through the descriptor walk, and the verbs end to end through hermes exec.
-TESTS += tests/verbs_walk.sh tests/verbs_cli.sh
-EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
+TESTS += tests/verbs_walk.sh
 
 check_PROGRAMS += tests/check_verbs_lines
 tests_check_verbs_lines_SOURCES = tests/check_verbs_lines.c
 tests_check_verbs_lines_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_lines_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_lines
+endif
+TESTS += tests/verbs_cli.sh
+EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
 
 # fs.search against ripgrep on a generated corpus (skipped, 77, without rg or python3; run by the
 # .py driver of tests/server.mk). bench/search.sh times the two on a 50k-file tree, by hand.

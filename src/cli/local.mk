@@ -9,7 +9,14 @@ hermes_SOURCES = \
 	src/cli/commands.h \
 	src/cli/console.c src/cli/console.h \
 	src/cli/console_entry.c src/cli/console_entry.h \
-	src/cli/console_edit.c src/cli/console_edit.h \
+	src/cli/console_edit.h \
 	src/cli/console_signal.c src/cli/console_signal.h
+# The console's line editor: libedit's, or plain lines where configure did not find libedit.
+if HAVE_LIBEDIT
+hermes_SOURCES += src/cli/console_edit.c
+else
+hermes_SOURCES += src/cli/console_plain.c
+endif
+EXTRA_DIST += src/cli/console_edit.c src/cli/console_plain.c
 hermes_CFLAGS = $(AM_CFLAGS) $(LIBEDIT_CFLAGS)
 hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(LIBEDIT_LIBS)

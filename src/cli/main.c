@@ -38,6 +38,11 @@ static int version(void)
 {
 	printf("hermes %s\n", hermes_version());
 	printf("cJSON %s, libcyaml %s\n", cJSON_Version(), cyaml_version_str);
+#ifdef HAVE_LIBEDIT
+	printf("console line editing: libedit\n");
+#else
+	printf("console line editing: none (plain lines: built without libedit)\n");
+#endif
 	printf("Copyright (C) 2026 the Hermes authors.\n"
 	       "This is free software; there is NO warranty.\n");
 	return HERMES_EXIT_OK;
