@@ -24,6 +24,9 @@ for f in bin/hermes include/hermes/hermes.h include/hermes/types.h share/man/man
 done
 [ -f "$lib/pkgconfig/hermes.pc" ] || fail "not installed: $libdir/pkgconfig/hermes.pc"
 find "$root/share/doc" -name embed.c | grep -q . || fail "examples/embed.c not installed under share/doc"
+for doc in PROTOCOL.md LICENSE README.md; do
+	find "$root/share/doc" -name "$doc" | grep -q . || fail "$doc not installed under share/doc"
+done
 ls "$lib"/libhermes.so.* >/dev/null 2>&1 || fail "no versioned libhermes.so.N in $libdir"
 [ -e "$lib/libhermes.so" ] || fail "no libhermes.so development link in $libdir"
 [ -e "$lib/libhermes.la" ] && echo "note: libhermes.la installed (libtool archive)"

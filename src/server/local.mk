@@ -20,4 +20,4 @@ libhermes_server_la_SOURCES = \
 	src/server/output.c src/server/output.h \
 	src/server/log.c src/server/log.h
 libhermes_server_la_LIBADD = libhermes_core.la
-EXTRA_DIST += src/server/PROTOCOL.md
+dist_doc_DATA += src/server/PROTOCOL.md
