@@ -201,6 +201,18 @@ def test_progress_of_reads_copies_and_deletions():
             check(all(p["total"] == size and 0 < p["progress"] <= size for p in seen), seen)
 
 
+def test_read_only_hides_and_refuses():
+    with mcp(args=["--read-only", "--deny=sys.*"]) as s:
+        names = [t["name"] for t in expect_result(s.call("tools/list"))["tools"]]
+        check("fs_readRange" in names and "fs_writeFile" not in names and "proc_run" not in names
+              and "sys_machineInfo" not in names, names)
+        for t in expect_result(s.call("tools/list"))["tools"]:
+            check(t["annotations"]["readOnlyHint"] is True, t["name"])
+        r = tool(s, "fs_writeFile", {"path": "x.txt", "content": "x"})
+        check(r["isError"] is True and r["structuredContent"]["errorCode"] == "NotAllowed", r)
+        check(not os.path.exists(os.path.join(s.root, "x.txt")), "written under --read-only")
+
+
 def test_logging_set_level():
     with mcp() as s:
         check(expect_result(s.call("logging/setLevel", {"level": "error"})) == {}, "setLevel")

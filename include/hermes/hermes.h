@@ -36,6 +36,24 @@ typedef struct hermes_error {
 	char message[4608];     /* a sentence that names what was wrong; always NUL-terminated */
 } hermes_error_t;
 
+/* How proc.run's programs are confined, beyond Hermes's own confinement of paths. With the
+ * kernel's Landlock (Linux 5.13 or later): ON lets a program write only inside the workspace,
+ * /tmp and /dev/null, /dev/tty (and read everywhere); STRICT also lets it read only the workspace,
+ * /tmp and the system's directories (/usr, /lib*, /etc, /bin, /sbin, /dev, /proc). Where the
+ * kernel lacks Landlock, ON runs programs unconfined and STRICT refuses to run them (NotAllowed). */
+typedef enum hermes_sandbox {
+	HERMES_SANDBOX_ON = 0,
+	HERMES_SANDBOX_OFF,
+	HERMES_SANDBOX_STRICT
+} hermes_sandbox_t;
+
+/* The environment of proc.run's programs: Hermes's own, or only PATH, HOME, LANG, LC_*, TERM and
+ * TMPDIR of it. */
+typedef enum hermes_proc_env {
+	HERMES_PROC_ENV_INHERIT = 0,
+	HERMES_PROC_ENV_MINIMAL
+} hermes_proc_env_t;
+
 /* Settings of an executor. Zero means "the default" for every member. */
 typedef struct hermes_config {
 	const char *root;            /* workspace root directory; NULL: the current directory */
@@ -43,6 +61,13 @@ typedef struct hermes_config {
 	int32_t proc_timeout_seconds;/* proc.run default timeout; default 600 */
 	int64_t proc_output_limit;   /* proc.run stdout+stderr limit; default 1 GiB */
 	int64_t max_envelope_bytes;  /* largest envelope accepted; default 64 MiB */
+	/* What an agent may do. Verbs turned off are not listed and fail with NotAllowed. */
+	bool read_only;              /* only verbs with the read-only trait run */
+	const char *allow;           /* comma-separated globs of verb names that may run ("fs.*");
+	                                NULL: all */
+	const char *deny;            /* comma-separated globs of verb names that may not ("proc.*") */
+	hermes_sandbox_t sandbox;    /* how proc.run's programs are confined (default: on) */
+	hermes_proc_env_t proc_env;  /* the environment they get (default: inherited) */
 } hermes_config_t;
 
 #define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)

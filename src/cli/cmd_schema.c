@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/decode.h"
 #include "core/desc.h"
+#include "core/executor.h"
 #include "core/idl.h"
 #include "core/json_schema.h"
 
@@ -154,19 +155,29 @@ int hermes_cmd_verbs(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"help", no_argument, NULL, 'h'},
+		HERMES_POLICY_LONGOPTS,
 		{NULL, 0, NULL, 0},
 	};
 	const hermes_verb_desc_t *verbs[HERMES_VERB_COUNT];
-	int c;
+	hermes_config_t policy = {0};
+	int c, r;
 	hermes_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c != 'h')
+		if (c == 'h') {
+			printf("Usage: hermes verbs [OPTION]...\n"
+			       "List every verb, one per line, with a one-line description; with the options\n"
+			       "that turn verbs off, those are marked \"(off)\".\n"
+			       "\n"
+			       "      --read-only      mark the verbs that change something\n"
+			       "      --allow=GLOBS    mark the verbs not among these\n"
+			       "      --deny=GLOBS     mark these verbs\n"
+			       "  -h, --help           display this help and exit\n");
+			return HERMES_EXIT_OK;
+		}
+		if ((r = hermes_executor_option("verbs", c, optarg, &policy)) < 0)
+			return HERMES_EXIT_USAGE;
+		if (r == 0)
 			return hermes_getopt_error("verbs", c, argv);
-		printf("Usage: hermes verbs\n"
-		       "List every verb, one per line, with a one-line description.\n"
-		       "\n"
-		       "  -h, --help   display this help and exit\n");
-		return HERMES_EXIT_OK;
 	}
 	if (optind < argc)
 		return hermes_usage_error("verbs", "unexpected argument '%s'", argv[optind]);
@@ -176,6 +187,7 @@ int hermes_cmd_verbs(int argc, char **argv)
 		if (strlen(verbs[i]->name) > width)
 			width = strlen(verbs[i]->name);
 	for (size_t i = 0; i < hermes_verb_desc_count; i++)
-		printf("%-*s  %s\n", (int)width, verbs[i]->name, verbs[i]->description);
+		printf("%-*s  %s%s\n", (int)width, verbs[i]->name,
+		       hermes_config_allows(&policy, verbs[i]) ? "" : "(off) ", verbs[i]->description);
 	return HERMES_EXIT_OK;
 }

@@ -49,22 +49,69 @@ int hermes_parse_size(const char *text, int64_t *out)
 
 const char hermes_executor_options_help[] =
 	"      --root=DIR              workspace root (default: the current directory);\n"
-	"                              no request reaches outside it\n"
+	"                              every path is confined to it (proc.run's programs:\n"
+	"                              see --sandbox)\n"
 	"      --max-read-bytes=N      largest file fs.readFile returns (default 64M)\n"
 	"      --proc-timeout=SECONDS  default proc.run time limit (default 600)\n"
 	"      --proc-output-limit=N   largest proc.run output (default 1G)\n"
-	"      --max-envelope-bytes=N  largest envelope accepted (default 64M)\n";
+	"      --max-envelope-bytes=N  largest envelope accepted (default 64M)\n"
+	"      --read-only             only verbs that change nothing run (and are listed)\n"
+	"      --allow=GLOBS           only these verbs run, e.g. --allow='fs.*,sys.*'\n"
+	"      --deny=GLOBS            these verbs do not run, e.g. --deny='proc.*'\n"
+	"      --sandbox=MODE          on (default): proc.run's programs may write only in the\n"
+	"                              workspace, /tmp and /dev/null; strict: read only there\n"
+	"                              and in the system's directories too; off\n"
+	"      --proc-env=ENV          inherit (default) or minimal: PATH, HOME, LANG, LC_*,\n"
+	"                              TERM and TMPDIR only, for proc.run's programs\n";
 
 int hermes_executor_option(const char *command, int key, const char *value,
                            hermes_config_t *config)
 {
 	static const char *const names[] = { "--root", "--max-read-bytes", "--proc-timeout",
-	                                     "--proc-output-limit", "--max-envelope-bytes" };
-	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_MAX_ENVELOPE_BYTES)
+	                                     "--proc-output-limit", "--max-envelope-bytes",
+	                                     "--read-only", "--allow", "--deny", "--sandbox",
+	                                     "--proc-env" };
+	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_PROC_ENV)
 		return 0;
 	const char *name = names[key - HERMES_OPT_ROOT];
 	int64_t v;
 	switch (key) {
+	case HERMES_OPT_READ_ONLY:
+		config->read_only = true;
+		return 1;
+	case HERMES_OPT_ALLOW:
+	case HERMES_OPT_DENY:
+		if (!*value) {
+			hermes_usage_error(command, "%s needs verb names or globs, e.g. %s='fs.*'", name, name);
+			return -1;
+		}
+		if (key == HERMES_OPT_ALLOW)
+			config->allow = value;
+		else
+			config->deny = value;
+		return 1;
+	case HERMES_OPT_SANDBOX:
+		if (strcmp(value, "on") == 0)
+			config->sandbox = HERMES_SANDBOX_ON;
+		else if (strcmp(value, "off") == 0)
+			config->sandbox = HERMES_SANDBOX_OFF;
+		else if (strcmp(value, "strict") == 0)
+			config->sandbox = HERMES_SANDBOX_STRICT;
+		else {
+			hermes_usage_error(command, "invalid --sandbox '%s' (expected on, off or strict)", value);
+			return -1;
+		}
+		return 1;
+	case HERMES_OPT_PROC_ENV:
+		if (strcmp(value, "inherit") == 0)
+			config->proc_env = HERMES_PROC_ENV_INHERIT;
+		else if (strcmp(value, "minimal") == 0)
+			config->proc_env = HERMES_PROC_ENV_MINIMAL;
+		else {
+			hermes_usage_error(command, "invalid --proc-env '%s' (expected inherit or minimal)", value);
+			return -1;
+		}
+		return 1;
 	case HERMES_OPT_ROOT:
 		if (!*value) {
 			hermes_usage_error(command, "--root needs a directory");

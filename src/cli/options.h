@@ -26,6 +26,11 @@ enum {
 	HERMES_OPT_PROC_TIMEOUT,
 	HERMES_OPT_PROC_OUTPUT_LIMIT,
 	HERMES_OPT_MAX_ENVELOPE_BYTES,
+	HERMES_OPT_READ_ONLY,
+	HERMES_OPT_ALLOW,
+	HERMES_OPT_DENY,
+	HERMES_OPT_SANDBOX,
+	HERMES_OPT_PROC_ENV,
 	HERMES_OPT_COMMAND = 0x200 /* a command's own long-only options start here */
 };
 #define HERMES_EXECUTOR_LONGOPTS \
@@ -33,7 +38,15 @@ enum {
 	{"max-read-bytes", required_argument, NULL, HERMES_OPT_MAX_READ_BYTES}, \
 	{"proc-timeout", required_argument, NULL, HERMES_OPT_PROC_TIMEOUT}, \
 	{"proc-output-limit", required_argument, NULL, HERMES_OPT_PROC_OUTPUT_LIMIT}, \
-	{"max-envelope-bytes", required_argument, NULL, HERMES_OPT_MAX_ENVELOPE_BYTES}
+	{"max-envelope-bytes", required_argument, NULL, HERMES_OPT_MAX_ENVELOPE_BYTES}, \
+	HERMES_POLICY_LONGOPTS, \
+	{"sandbox", required_argument, NULL, HERMES_OPT_SANDBOX}, \
+	{"proc-env", required_argument, NULL, HERMES_OPT_PROC_ENV}
+/* What an agent may do (also taken by hermes verbs, which marks what they turn off). */
+#define HERMES_POLICY_LONGOPTS \
+	{"read-only", no_argument, NULL, HERMES_OPT_READ_ONLY}, \
+	{"allow", required_argument, NULL, HERMES_OPT_ALLOW}, \
+	{"deny", required_argument, NULL, HERMES_OPT_DENY}
 
 /* Applies executor option key (HERMES_OPT_ROOT...) with its value to config. 1 if key is one of
  * them, 0 if not; -1 after printing a usage error (a bad value). */

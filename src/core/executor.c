@@ -2,6 +2,7 @@
  * the executor that decodes an envelope, runs its verb and encodes the result. */
 #include "config.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,38 @@ struct hermes_executor {
 	void *host;
 	void (*host_free)(void *);
 	hermes_verb_fn handlers[HERMES_VERB_COUNT];     /* by table index; NULL: not registered */
-	const hermes_verb_desc_t *sorted[HERMES_VERB_COUNT]; /* registered verbs, by name */
+	const hermes_verb_desc_t *sorted[HERMES_VERB_COUNT]; /* registered and allowed, by name */
 	size_t count;
+	char *allow, *deny;                             /* the config's lists, owned */
 };
+
+/* Does name match one of the comma-separated globs of list (case-insensitively)? */
+static bool matches(const char *list, const char *name)
+{
+	char glob[256];
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n > 0 && n < sizeof glob) {
+			memcpy(glob, p, n);
+			glob[n] = '\0';
+			if (fnmatch(glob, name, FNM_CASEFOLD) == 0)
+				return true;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+bool hermes_config_allows(const hermes_config_t *config, const hermes_verb_desc_t *desc)
+{
+	if (config->read_only && !(desc->traits & HERMES_TRAIT_READ_ONLY))
+		return false;
+	if (config->allow && !matches(config->allow, desc->name))
+		return false;
+	return !(config->deny && matches(config->deny, desc->name));
+}
 
 hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const char *resolved_root,
                                           void *host, void (*host_free)(void *))
@@ -39,6 +69,17 @@ hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const c
 	if (config)
 		ex->config = *config;
 	ex->config.root = ex->root;
+	ex->allow = config && config->allow ? strdup(config->allow) : NULL;
+	ex->deny = config && config->deny ? strdup(config->deny) : NULL;
+	if ((config && config->allow && !ex->allow) || (config && config->deny && !ex->deny)) {
+		free(ex->allow);
+		free(ex->deny);
+		free(ex->root);
+		free(ex);
+		return NULL;
+	}
+	ex->config.allow = ex->allow;
+	ex->config.deny = ex->deny;
 	if (ex->config.max_read_bytes <= 0)
 		ex->config.max_read_bytes = HERMES_DEFAULT_MAX_READ_BYTES;
 	if (ex->config.proc_timeout_seconds <= 0)
@@ -58,6 +99,8 @@ void hermes_executor_free(hermes_executor_t *ex)
 		return;
 	if (ex->host_free)
 		ex->host_free(ex->host);
+	free(ex->allow);
+	free(ex->deny);
 	free(ex->root);
 	free(ex);
 }
@@ -87,6 +130,8 @@ int hermes_executor_register(hermes_executor_t *ex, const char *verb, hermes_ver
 		return -1;
 	}
 	ex->handlers[index] = fn;
+	if (!hermes_config_allows(&ex->config, desc))
+		return 0; /* registered, but turned off: not listed, and refused with NotAllowed */
 	size_t at = ex->count++;
 	while (at > 0 && strcasecmp(ex->sorted[at - 1]->name, desc->name) > 0) {
 		ex->sorted[at] = ex->sorted[at - 1];
@@ -132,6 +177,18 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
                             unsigned flags, hermes_cancel_t *cancel, char **out,
                             hermes_error_t *err)
 {
+	if (!hermes_config_allows(&ex->config, desc)) {
+		hermes_struct_free(desc->args, args);
+		hermes_error_t e;
+		hermes_error_set(&e, HERMES_E_NOT_ALLOWED, "%s is turned off here (%s)", desc->name,
+		                 ex->config.read_only && !(desc->traits & HERMES_TRAIT_READ_ONLY)
+		                 ? "read-only: only verbs that change nothing may run"
+		                 : "it is not among the verbs allowed (--allow, --deny)");
+		*out = hermes_encode_failure(e.code, e.message, flags);
+		if (err)
+			*err = e;
+		return HERMES_OUTCOME_FAILED;
+	}
 	hermes_call_t call = { &ex->config, ex->host, cancel };
 	void *result = hermes_struct_new(desc->result);
 	if (!result) {

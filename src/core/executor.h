@@ -18,7 +18,10 @@ hermes_outcome_t hermes_execute_json(hermes_executor_t *executor, const char *ve
                                      hermes_cancel_t *cancel, char **result_json,
                                      hermes_error_t *err);
 
-/* The registered verbs, sorted by name; index < hermes_executor_verb_count(). */
+/* Whether config lets desc run (read-only, allow, deny). */
+bool hermes_config_allows(const hermes_config_t *config, const hermes_verb_desc_t *desc);
+
+/* The registered verbs that may run, sorted by name; index < hermes_executor_verb_count(). */
 size_t hermes_executor_verb_count(const hermes_executor_t *executor);
 const hermes_verb_desc_t *hermes_executor_verb_at(const hermes_executor_t *executor, size_t index);
 /* A registered verb by name, case-insensitively; NULL if none. */
