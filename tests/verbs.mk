@@ -60,8 +60,8 @@ tests_check_verbs_lines_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_lines_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_lines
 endif
-TESTS += tests/verbs_cli.sh
-EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh
+TESTS += tests/verbs_cli.sh tests/policy.sh
+EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh tests/policy.sh
 
 # fs.search against ripgrep on a generated corpus (skipped, 77, without rg or python3; run by the
 # .py driver of tests/server.mk). bench/search.sh times the two on a 50k-file tree, by hand.

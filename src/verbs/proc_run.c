@@ -258,8 +258,33 @@ static void outputs_close(outputs_t *o, bool keep)
 }
 
 /* Starts the program under its supervisor: argv is the executable as given, then the arguments. */
-static int start(const hermes_ws_t *ws, const hermes_proc_run_args_t *args, int exe_fd,
-                 const char *resolved, const outputs_t *o, hermes_run_t *run)
+/* The environment of the program: Hermes's own, or with --proc-env=minimal only the variables a
+ * program needs to find its tools and speak the user's language (an array of pointers into
+ * environ, malloc'd; environ itself when inherited). NULL if out of memory. */
+static char **env_for(const hermes_config_t *config)
+{
+	if (config->proc_env != HERMES_PROC_ENV_MINIMAL)
+		return environ;
+	static const char *const keep[] = {"PATH=", "HOME=", "LANG=", "LC_", "TERM=", "TMPDIR=", NULL};
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **out = calloc(n + 1, sizeof *out);
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		for (int j = 0; keep[j]; j++)
+			if (strncmp(environ[i], keep[j], strlen(keep[j])) == 0) {
+				out[k++] = environ[i];
+				break;
+			}
+	return out;
+}
+
+static int start(const hermes_ws_t *ws, const hermes_config_t *config,
+                 const hermes_proc_run_args_t *args, int exe_fd, const char *resolved,
+                 const outputs_t *o, hermes_run_t *run)
 {
 	char **argv = calloc(args->arguments_count + 2, sizeof *argv);
 	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -270,9 +295,16 @@ static int start(const hermes_ws_t *ws, const hermes_proc_run_args_t *args, int 
 		argv[0] = args->executable;
 		for (size_t i = 0; i < args->arguments_count; i++)
 			argv[i + 1] = args->arguments[i];
-		hermes_spawn_t spec = {exe_fd, resolved, argv, environ, ws->root_fd, null_fd,
-		                       o->fd[0], o->fd[1]};
-		rc = hermes_run_start(&spec, run);
+		char **envp = env_for(config);
+		if (!envp) {
+			rc = -ENOMEM;
+		} else {
+			hermes_spawn_t spec = {exe_fd, resolved, argv, envp, ws->root_fd, null_fd,
+			                       o->fd[0], o->fd[1], (int)config->sandbox, ws->root_fd};
+			rc = hermes_run_start(&spec, run);
+			if (envp != environ)
+				free(envp);
+		}
 	}
 	free(argv);
 	if (null_fd >= 0)
@@ -392,7 +424,7 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		return;
 	}
 	hermes_run_t run;
-	rc = start(ws, args, exe_fd, resolved, &o, &run);
+	rc = start(ws, call->config, args, exe_fd, resolved, &o, &run);
 	if (exe_fd >= 0)
 		close(exe_fd);
 	if (rc) {
@@ -411,6 +443,11 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 	else if (rc == -ENOEXEC)
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
 		                   "cannot run '%s': it is not in an executable format",
+		                   hermes_ws_shown(exe, shown, sizeof shown));
+	else if (rc == -HERMES_RUN_ESANDBOX)
+		hermes_result_fail(result, HERMES_E_NOT_ALLOWED,
+		                   "cannot run '%s': the strict sandbox (--sandbox=strict) needs the "
+		                   "kernel's Landlock, which is not available here",
 		                   hermes_ws_shown(exe, shown, sizeof shown));
 	else if (rc)
 		hermes_ws_fail(result, rc, "run", exe);

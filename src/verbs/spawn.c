@@ -10,12 +10,19 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <hermes/hermes.h>
+
 #include "verbs/spawn.h"
+
+#ifdef HAVE_LINUX_LANDLOCK_H
+#include <linux/landlock.h>
+#endif
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
@@ -101,6 +108,94 @@ static int signal_children(int sig)
 	return n;
 }
 
+int hermes_sandbox_abi(void)
+{
+#if defined(HAVE_LINUX_LANDLOCK_H) && defined(SYS_landlock_create_ruleset)
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return v > 0 ? (int)v : 0;
+#else
+	return 0;
+#endif
+}
+
+#if defined(HAVE_LINUX_LANDLOCK_H) && defined(SYS_landlock_create_ruleset)
+/* Rights of the Landlock ABI versions (older headers lack the newer names). */
+#define LL_REFER    (1ULL << 13) /* ABI 2 */
+#define LL_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define LL_READ     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | \
+                     LANDLOCK_ACCESS_FS_EXECUTE)
+#define LL_WRITE_V1 (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | \
+                     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+                     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | \
+                     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | \
+                     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+#define LL_FILE     (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | \
+                     LANDLOCK_ACCESS_FS_EXECUTE | LL_TRUNCATE)
+
+/* Allows rights beneath the directory or file at path (or the open fd, if path is NULL); a path
+ * that does not exist here is skipped. */
+static int allow_beneath(int ruleset, int fd, const char *path, uint64_t rights, uint64_t handled)
+{
+	int own = -1;
+	if (path) {
+		own = fd = open(path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT ? 0 : -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		rights &= LL_FILE; /* a file takes file rights only */
+	struct landlock_path_beneath_attr attr = {.allowed_access = rights & handled, .parent_fd = fd};
+	long rc = attr.allowed_access
+	          ? syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) : 0;
+	if (own >= 0)
+		close(own);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Confines the calling process (the program, just before its exec): writes only beneath the
+ * workspace, /tmp and a few devices; in strict mode reads only there and beneath the system's
+ * directories. 0, or -1 with errno (ENOSYS/EOPNOTSUPP: no Landlock). */
+static int confine(const hermes_spawn_t *s)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi <= 0)
+		return -1;
+	uint64_t write = LL_WRITE_V1 | (abi >= 2 ? LL_REFER : 0) | (abi >= 3 ? LL_TRUNCATE : 0);
+	uint64_t handled = write | (s->sandbox == HERMES_SANDBOX_STRICT ? LL_READ : 0);
+	struct landlock_ruleset_attr attr = {.handled_access_fs = handled};
+	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	if (ruleset < 0)
+		return -1;
+	static const char *const writable[] = {"/tmp", "/var/tmp", "/dev/null", "/dev/zero",
+	                                        "/dev/tty", "/dev/full", NULL};
+	static const char *const readable[] = {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+	                                        "/bin", "/sbin", "/dev", "/proc", "/sys", "/opt", NULL};
+	int rc = allow_beneath(ruleset, s->root_fd, NULL, handled, handled);
+	for (int i = 0; rc == 0 && writable[i]; i++)
+		rc = allow_beneath(ruleset, -1, writable[i], handled, handled);
+	for (int i = 0; rc == 0 && s->sandbox == HERMES_SANDBOX_STRICT && readable[i]; i++)
+		rc = allow_beneath(ruleset, -1, readable[i], LL_READ, handled);
+	if (rc == 0 && s->exe_fd >= 0)
+		rc = allow_beneath(ruleset, s->exe_fd, NULL, LL_READ, handled);
+	if (rc == 0)
+		rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 ? 0 : -1;
+	if (rc == 0)
+		rc = syscall(SYS_landlock_restrict_self, ruleset, 0) == 0 ? 0 : -1;
+	int saved = errno;
+	close(ruleset);
+	errno = saved;
+	return rc;
+}
+#else
+static int confine(const hermes_spawn_t *s)
+{
+	(void)s;
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
 /* The program's side of the fork: its process group, descriptors, directory and signals, then
  * the exec of exactly the checked file. Never returns. */
 static void program(const hermes_spawn_t *s, int rep, pid_t supervisor)
@@ -126,6 +221,12 @@ static void program(const hermes_spawn_t *s, int rep, pid_t supervisor)
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			sigaction(sig, &dfl, NULL);
+	if (s->sandbox != HERMES_SANDBOX_OFF && confine(s) != 0 &&
+	    (s->sandbox == HERMES_SANDBOX_STRICT || (errno != ENOSYS && errno != EOPNOTSUPP))) {
+		/* strict needs the sandbox; on runs unconfined only where the kernel has none */
+		report(rep, 'L', errno);
+		_exit(127);
+	}
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -271,6 +372,8 @@ int hermes_run_finish(hermes_run_t *run, int *status)
 		memcpy(&v, rec + 1, sizeof v);
 		if (rec[0] == 'E')
 			exec_errno = v;
+		else if (rec[0] == 'L')
+			exec_errno = HERMES_RUN_ESANDBOX;
 		else if (rec[0] == 'S')
 			*status = v;
 		have = 0;

@@ -17,7 +17,12 @@ typedef struct hermes_spawn {
 	char *const *envp;
 	int cwd_fd;              /* the directory it starts in */
 	int in_fd, out_fd, err_fd; /* its standard input, output and error */
+	int sandbox;             /* HERMES_SANDBOX_*: Landlock rules for it (see hermes.h) */
+	int root_fd;             /* the workspace root, which the sandbox lets it write */
 } hermes_spawn_t;
+
+/* Does this kernel offer Landlock (the sandbox of proc.run)? Its ABI version, or 0. */
+int hermes_sandbox_abi(void);
 
 /* A running program, seen through its supervisor. */
 typedef struct hermes_run {
@@ -38,7 +43,9 @@ void hermes_run_stop(hermes_run_t *run);
 
 /* Reaps the supervisor (waiting for it) and says how the program ended: 0 and its wait status
  * in *status; or -errno if it could not be executed (ENOENT: a missing #! interpreter or
- * library, ENOEXEC: not an executable format, ...). Frees the run. */
+ * library, ENOEXEC: not an executable format, ...), or -HERMES_RUN_ESANDBOX if the sandbox it
+ * needed could not be set up. Frees the run. */
+#define HERMES_RUN_ESANDBOX 100005
 int hermes_run_finish(hermes_run_t *run, int *status);
 
 #endif
