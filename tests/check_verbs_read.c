@@ -376,6 +376,90 @@ START_TEST(list_dir_errors)
 }
 END_TEST
 
+/* ---- fs.stat ------------------------------------------------------------------------------ */
+
+static cJSON *stat_of(const char *path)
+{
+	return vt_call("fs.stat", vt_args("path", path, NULL));
+}
+
+START_TEST(stat_types)
+{
+	vt_put("ws/a.txt", "hello\n");
+	chmod(vt_path("ws/a.txt"), 04751);
+	cJSON *r = stat_of("a.txt");
+	vt_ok(r);
+	ck_assert_str_eq(vt_str(r, "type"), "file");
+	ck_assert_int_eq(vt_int(r, "size"), 6);
+	ck_assert_str_eq(vt_str(r, "mode"), "4751");
+	ck_assert(vt_bool(r, "isText"));
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "linkTarget")));
+	/* RFC 3339, UTC, nanoseconds, and the file's own time */
+	const char *t = vt_str(r, "modifiedTime");
+	ck_assert_int_eq(strlen(t), 30);
+	ck_assert(t[4] == '-' && t[10] == 'T' && t[19] == '.' && t[29] == 'Z');
+	struct stat st;
+	ck_assert_int_eq(stat(vt_path("ws/a.txt"), &st), 0);
+	char ns[16];
+	snprintf(ns, sizeof ns, ".%09ld", (long)st.st_mtim.tv_nsec);
+	ck_assert_msg(strncmp(t + 19, ns, 10) == 0, "%s vs %s", t, ns);
+
+	vt_mkdir("ws/dir");
+	ck_assert_str_eq(vt_str(stat_of("dir"), "type"), "directory");
+	ck_assert_str_eq(vt_str(stat_of("."), "type"), "directory");
+	/* a symlink is described, not followed */
+	vt_symlink("a.txt", "ws/link");
+	r = stat_of("link");
+	ck_assert_str_eq(vt_str(r, "type"), "symlink");
+	ck_assert_str_eq(vt_str(r, "linkTarget"), "a.txt");
+	ck_assert_int_eq(vt_int(r, "size"), 5);
+	ck_assert(!vt_bool(r, "isText"));
+	vt_symlink("missing", "ws/dangling");
+	ck_assert_str_eq(vt_str(stat_of("dangling"), "linkTarget"), "missing");
+	ck_assert_int_eq(mkfifo(vt_path("ws/fifo"), 0600), 0);
+	r = stat_of("fifo");
+	ck_assert_str_eq(vt_str(r, "type"), "other");
+	ck_assert(!vt_bool(r, "isText"));
+}
+END_TEST
+
+START_TEST(stat_text)
+{
+	char buf[8200];
+	/* a character cut by the 8 KiB probe is still text */
+	memset(buf, 'a', sizeof buf);
+	buf[8191] = (char)0xC3;
+	buf[8192] = (char)0xA9;
+	vt_put_bytes("ws/cut.txt", buf, sizeof buf);
+	ck_assert(vt_bool(stat_of("cut.txt"), "isText"));
+	/* a NUL in the first 8 KiB, or bytes that are not UTF-8, are not */
+	memset(buf, 'a', sizeof buf);
+	buf[100] = '\0';
+	vt_put_bytes("ws/nul.bin", buf, sizeof buf);
+	ck_assert(!vt_bool(stat_of("nul.bin"), "isText"));
+	buf[100] = (char)0xFF;
+	vt_put_bytes("ws/latin1.txt", buf, sizeof buf);
+	ck_assert(!vt_bool(stat_of("latin1.txt"), "isText"));
+	/* past the probe, anything goes */
+	buf[100] = 'a';
+	buf[8199] = '\0';
+	vt_put_bytes("ws/late-nul.txt", buf, sizeof buf);
+	ck_assert(vt_bool(stat_of("late-nul.txt"), "isText"));
+	vt_put("ws/empty.txt", "");
+	ck_assert(vt_bool(stat_of("empty.txt"), "isText"));
+}
+END_TEST
+
+START_TEST(stat_errors)
+{
+	vt_err(stat_of("missing.txt"), "NotFound", "missing.txt");
+	vt_err(stat_of("../outside.txt"), "OutsideWorkspace", "outside.txt");
+	vt_symlink("/etc/passwd", "ws/out");
+	vt_err(stat_of("out"), "OutsideWorkspace", "out");
+	vt_err(stat_of("nodir/x"), "NotFound", "nodir");
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("verbs-read");
@@ -395,6 +479,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, line_count_errors);
 	tcase_add_test(tc, list_dir_sorted);
 	tcase_add_test(tc, list_dir_errors);
+	tcase_add_test(tc, stat_types);
+	tcase_add_test(tc, stat_text);
+	tcase_add_test(tc, stat_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
 	src/verbs/executor_new.c \
 	src/verbs/fs_read.c \
+	src/verbs/fs_stat.c \
 	src/verbs/fs_write.c \
 	src/verbs/fs_tree.c \
 	src/verbs/proc_run.c \
