@@ -746,7 +746,7 @@ START_TEST(idl_nested_once)
 	free(bare);
 	free(idl);
 	idl = hermes_idl_for_verb(hermes_verb_desc_find("proc.run"));
-	ck_assert_ptr_nonnull(strstr(idl, "  arguments: String[]\n"));
+	ck_assert_ptr_nonnull(strstr(idl, "  arguments?: String[]\n"));
 	ck_assert_ptr_nonnull(strstr(idl, "  timeoutSeconds?: Int32\n"));
 	free(idl);
 }

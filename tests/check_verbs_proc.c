@@ -320,6 +320,48 @@ START_TEST(run_executes_the_checked_file)
 }
 END_TEST
 
+START_TEST(run_cwd_env_stdin)
+{
+	/* arguments may be left out */
+	cJSON *r = vt_call("proc.run", vt_args("executable", "true", NULL));
+	vt_ok(r);
+	ck_assert_int_eq(vt_int(r, "exitCode"), 0);
+	/* cwd, env (the last entry of a name wins, replacing the inherited one) and stdin */
+	vt_mkdir("ws/sub");
+	setenv("HERMES_TEST_INHERITED", "old", 1);
+	cJSON *a = vt_args("executable", "sh", "cwd", "sub", "stdin", "line one\nline two\n", NULL);
+	cJSON *list = cJSON_AddArrayToObject(a, "arguments");
+	cJSON_AddItemToArray(list, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(list, cJSON_CreateString("pwd; wc -l; echo \"$A $B $HERMES_TEST_INHERITED\""));
+	cJSON *env = cJSON_AddArrayToObject(a, "env");
+	cJSON_AddItemToArray(env, cJSON_CreateString("A=1"));
+	cJSON_AddItemToArray(env, cJSON_CreateString("B=x=y"));
+	cJSON_AddItemToArray(env, cJSON_CreateString("A=2"));
+	cJSON_AddItemToArray(env, cJSON_CreateString("HERMES_TEST_INHERITED=new"));
+	r = vt_call("proc.run", a);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath");
+	char expect[8300];
+	snprintf(expect, sizeof expect, "%s\n2\n2 x=y new\n", vt_path("ws/sub"));
+	ck_assert_str_eq(out, expect);
+	free(out);
+	unsetenv("HERMES_TEST_INHERITED");
+	/* bad ones */
+	a = vt_args("executable", "true", NULL);
+	env = cJSON_AddArrayToObject(a, "env");
+	cJSON_AddItemToArray(env, cJSON_CreateString("NOEQUALS"));
+	vt_err(vt_call("proc.run", a), "InvalidArgument", "NOEQUALS");
+	a = vt_args("executable", "true", NULL);
+	env = cJSON_AddArrayToObject(a, "env");
+	cJSON_AddItemToArray(env, cJSON_CreateString("=x"));
+	vt_err(vt_call("proc.run", a), "InvalidArgument", "env entry 0");
+	vt_err(vt_call("proc.run", vt_args("executable", "true", "cwd", "nope", NULL)), "NotFound", "nope");
+	vt_err(vt_call("proc.run", vt_args("executable", "true", "cwd", "../", NULL)), "OutsideWorkspace", NULL);
+	vt_put("ws/file.txt", "x\n");
+	vt_err(vt_call("proc.run", vt_args("executable", "true", "cwd", "file.txt", NULL)), "NotADirectory", NULL);
+}
+END_TEST
+
 START_TEST(run_default_timeout)
 {
 	hermes_config_t c = {.proc_timeout_seconds = 1};
@@ -438,6 +480,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_timeout_sigkill_after_grace);
 	tcase_add_test(tc, run_default_timeout);
 	tcase_add_test(tc, run_leaves_no_descendant);
+	tcase_add_test(tc, run_cwd_env_stdin);
 	tcase_add_test(tc, run_executes_the_checked_file);
 	tcase_add_test(tc, run_output_limit);
 	tcase_add_test(tc, run_cancelled);

@@ -2,12 +2,22 @@
 import re
 
 
+# Names a field cannot have in C: the keywords, and the standard library's macros and globals
+# (proc.run's "stdin" field would be the stdio macro). They get a trailing '_' in C only.
+C_RESERVED = frozenset("""auto break case char const continue default do double else enum extern
+    float for goto if inline int long register restrict return short signed sizeof static struct
+    switch typedef union unsigned void volatile while bool true false stdin stdout stderr errno
+    environ""".split())
+
+
 def snake(name):
-    """FsReadRangeArgs -> fs_read_range_args; isDirectory -> is_directory; fs.readRange -> fs_read_range."""
+    """FsReadRangeArgs -> fs_read_range_args; isDirectory -> is_directory; fs.readRange -> fs_read_range;
+    stdin -> stdin_ (a C keyword or library macro gets a trailing '_')."""
     s = name.replace(".", "_")
     s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", s)
     s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
-    return s.lower()
+    s = s.lower()
+    return s + "_" if s in C_RESERVED else s
 
 
 def upper(name):

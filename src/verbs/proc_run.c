@@ -15,8 +15,10 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/fdio.h"
 #include "verbs/handlers.h"
 #include "verbs/spawn.h"
 #include "verbs/workspace.h"
@@ -258,57 +260,101 @@ static void outputs_close(outputs_t *o, bool keep)
 }
 
 /* Starts the program under its supervisor: argv is the executable as given, then the arguments. */
-/* The environment of the program: Hermes's own, or with --proc-env=minimal only the variables a
- * program needs to find its tools and speak the user's language (an array of pointers into
- * environ, malloc'd; environ itself when inherited). NULL if out of memory. */
-static char **env_for(const hermes_config_t *config)
+/* Is entry "NAME=value" with NAME a shell identifier? */
+static bool env_entry_ok(const char *entry)
 {
-	if (config->proc_env != HERMES_PROC_ENV_MINIMAL)
-		return environ;
+	const char *eq = strchr(entry, '=');
+	if (!eq || eq == entry || (entry[0] >= '0' && entry[0] <= '9'))
+		return false;
+	for (const char *p = entry; p < eq; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '_'))
+			return false;
+	return true;
+}
+
+/* Does environment entry e set the variable that entry sets? */
+static bool same_name(const char *e, const char *entry)
+{
+	size_t n = (size_t)(strchr(entry, '=') - entry);
+	return strncmp(e, entry, n) == 0 && e[n] == '=';
+}
+
+/* The environment of the program: Hermes's own, or with --proc-env=minimal only the variables a
+ * program needs to find its tools and speak the user's language; then the request's own entries,
+ * which replace those of the same name. An array of pointers (malloc'd) into environ and extra.
+ * NULL if out of memory. */
+static char **env_for(const hermes_config_t *config, char **extra, size_t extra_count)
+{
 	static const char *const keep[] = {"PATH=", "HOME=", "LANG=", "LC_", "TERM=", "TMPDIR=", NULL};
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **out = calloc(n + 1, sizeof *out);
+	char **out = calloc(n + extra_count + 1, sizeof *out);
 	if (!out)
 		return NULL;
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		for (int j = 0; keep[j]; j++)
-			if (strncmp(environ[i], keep[j], strlen(keep[j])) == 0) {
-				out[k++] = environ[i];
-				break;
-			}
+	for (size_t i = 0; i < n; i++) {
+		bool kept = config->proc_env != HERMES_PROC_ENV_MINIMAL;
+		for (int j = 0; !kept && keep[j]; j++)
+			kept = strncmp(environ[i], keep[j], strlen(keep[j])) == 0;
+		for (size_t x = 0; kept && x < extra_count; x++)
+			kept = !same_name(environ[i], extra[x]);
+		if (kept)
+			out[k++] = environ[i];
+	}
+	for (size_t x = 0; x < extra_count; x++) {
+		bool later = false; /* the last entry of a name wins */
+		for (size_t y = x + 1; !later && y < extra_count; y++)
+			later = same_name(extra[y], extra[x]);
+		if (!later)
+			out[k++] = extra[x];
+	}
 	return out;
 }
 
+/* The program's standard input: the request's text in a memory file, or /dev/null. -errno. */
+static int stdin_for(const hermes_proc_run_args_t *args)
+{
+	if (!args->stdin_) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	int fd = memfd_create("hermes-proc-run-stdin", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = hermes_write_all(fd, args->stdin_, strlen(args->stdin_));
+	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
+		rc = -errno;
+	if (rc) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
 static int start(const hermes_ws_t *ws, const hermes_config_t *config,
-                 const hermes_proc_run_args_t *args, int exe_fd, const char *resolved,
+                 const hermes_proc_run_args_t *args, int exe_fd, const char *resolved, int cwd_fd,
                  const outputs_t *o, hermes_run_t *run)
 {
 	char **argv = calloc(args->arguments_count + 2, sizeof *argv);
-	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	char **envp = env_for(config, args->env, args->env_count);
+	int in_fd = stdin_for(args);
 	int rc;
-	if (!argv || null_fd < 0) {
-		rc = argv ? -errno : -ENOMEM;
+	if (!argv || !envp || in_fd < 0) {
+		rc = in_fd < 0 ? in_fd : -ENOMEM;
 	} else {
 		argv[0] = args->executable;
 		for (size_t i = 0; i < args->arguments_count; i++)
 			argv[i + 1] = args->arguments[i];
-		char **envp = env_for(config);
-		if (!envp) {
-			rc = -ENOMEM;
-		} else {
-			hermes_spawn_t spec = {exe_fd, resolved, argv, envp, ws->root_fd, null_fd,
-			                       o->fd[0], o->fd[1], (int)config->sandbox, ws->root_fd};
-			rc = hermes_run_start(&spec, run);
-			if (envp != environ)
-				free(envp);
-		}
+		hermes_spawn_t spec = {exe_fd, resolved, argv, envp, cwd_fd >= 0 ? cwd_fd : ws->root_fd,
+		                       in_fd, o->fd[0], o->fd[1], (int)config->sandbox, ws->root_fd};
+		rc = hermes_run_start(&spec, run);
 	}
 	free(argv);
-	if (null_fd >= 0)
-		close(null_fd);
+	free(envp);
+	if (in_fd >= 0)
+		close(in_fd);
 	return rc;
 }
 
@@ -411,22 +457,46 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot run '': the executable is empty");
 		return;
 	}
+	for (size_t i = 0; i < args->env_count; i++) {
+		if (!env_entry_ok(args->env[i])) {
+			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+			                   "cannot run '%s': env entry %zu ('%.60s') is not NAME=value with NAME "
+			                   "made of letters, digits and '_'", hermes_ws_shown(exe, shown, sizeof shown),
+			                   i, args->env[i]);
+			return;
+		}
+	}
+	int cwd_fd = -1;
+	if (args->cwd) {
+		int rc = hermes_ws_open_path(ws, args->cwd, O_PATH | O_DIRECTORY, &cwd_fd);
+		if (rc) {
+			hermes_ws_fail(result, rc == -ENOTDIR ? -ENOTDIR : rc, "run in", args->cwd);
+			return;
+		}
+	}
 	char resolved[PATH_MAX + 1] = "";
 	int exe_fd;
-	if (!find_program(ws, exe, result, &exe_fd, resolved, sizeof resolved))
+	if (!find_program(ws, exe, result, &exe_fd, resolved, sizeof resolved)) {
+		if (cwd_fd >= 0)
+			close(cwd_fd);
 		return;
+	}
 	outputs_t o;
 	int rc = outputs_open(ws, &o);
 	if (rc) {
 		hermes_ws_fail(result, rc, "create the output files of proc.run in", ".hermes/runs");
 		if (exe_fd >= 0)
 			close(exe_fd);
+		if (cwd_fd >= 0)
+			close(cwd_fd);
 		return;
 	}
 	hermes_run_t run;
-	rc = start(ws, call->config, args, exe_fd, resolved, &o, &run);
+	rc = start(ws, call->config, args, exe_fd, resolved, cwd_fd, &o, &run);
 	if (exe_fd >= 0)
 		close(exe_fd);
+	if (cwd_fd >= 0)
+		close(cwd_fd);
 	if (rc) {
 		outputs_close(&o, false);
 		hermes_ws_fail(result, rc, "run", exe);
