@@ -436,7 +436,7 @@ START_TEST(decode_json_errors)
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":3.9,\"endLine\":2}}",
 	                  HERMES_E_INVALID_ARGUMENTS, "startLine: expected Int32, got number 3.9");
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":2147483648,\"endLine\":2}}",
-	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 2147483648 is out of range: it must be 1 or more");
+	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 2147483648 is out of range for Int32");
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":null,\"endLine\":2}}",
 	                  HERMES_E_INVALID_ARGUMENTS, "startLine: expected Int32, got null");
 	ck_assert_invalid("{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":7,\"startLine\":1,\"endLine\":2}}",
@@ -515,7 +515,7 @@ START_TEST(decode_yaml_errors)
 		ck_assert_str_eq(last_err.field, "arguments.startLine");
 	}
 	ck_assert_invalid("verb: fs.readRange\narguments: {path: a, startLine: 99999999999, endLine: 2}\n",
-	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 99999999999 is out of range: it must be 1 or more");
+	                  HERMES_E_INVALID_ARGUMENTS, "startLine: 99999999999 is out of range for Int32");
 	ck_assert_invalid("verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 2, includeLineNumbers: banana}\n",
 	                  HERMES_E_INVALID_ARGUMENTS, "includeLineNumbers: expected Boolean, got string \"banana\"");
 	ck_assert_invalid("verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 2, includeLineNumbers: yes}\n",
@@ -566,10 +566,10 @@ START_TEST(decode_yaml_scalars_by_type)
 	                 HERMES_OUTCOME_SUCCEEDED);
 	ck_assert_ptr_nonnull(strstr(last_json, "path=0123 start=5 end=2147483647 numbers=0"));
 	/* the table's range of a field (startLine: 1 or more) is the decoder's, in YAML and JSON */
-	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: a, startLine: 0, endLine: 1}\n"),
+	ck_assert_int_eq(run("verb: fs.writeRange\narguments: {path: a, startLine: 0, content: x}\n"),
 	                 HERMES_OUTCOME_INVALID);
 	ck_assert_ptr_nonnull(strstr(last_json, "startLine: 0 is out of range: it must be 1 or more"));
-	ck_assert_int_eq(run("{\"verb\": \"fs.readRange\", \"arguments\": {\"path\": \"a\", \"startLine\": -3, \"endLine\": 1}}"),
+	ck_assert_int_eq(run("{\"verb\": \"fs.writeRange\", \"arguments\": {\"path\": \"a\", \"startLine\": -3, \"content\": \"x\"}}"),
 	                 HERMES_OUTCOME_INVALID);
 	ck_assert_ptr_nonnull(strstr(last_json, "startLine: -3 is out of range: it must be 1 or more"));
 	/* null/absent optional fields take their defaults. */
@@ -727,9 +727,14 @@ START_TEST(idl_read_range)
 	char *bare = strip_comments(idl);
 	ck_assert_str_eq(bare, "type FsReadRangeArgs\n{\n  path: String\n  startLine: Int32\n  endLine: Int32\n"
 	                       "  includeLineNumbers?: Boolean\n}\ntype FsReadRangeResult\n{\n  content: String\n"
+	                       "  firstLine?: Int64\n  reachedEnd: Boolean\n"
 	                       "  succeeded?: Boolean\n  errorMessage?: String\n  errorCode?: String\n}\n");
 	ck_assert_ptr_nonnull(strstr(idl, "// Arguments of fs.readRange"));
-	ck_assert_ptr_nonnull(strstr(idl, "  // first line to return, counting from 1; range: 1 or more\n  startLine: Int32\n"));
+	ck_assert_ptr_nonnull(strstr(idl, "  // first line to return, counting from 1; a negative number"));
+	/* a narrowed range shows in the comment */
+	char *w = hermes_idl_for_verb(hermes_verb_desc_find("fs.writeRange"));
+	ck_assert_ptr_nonnull(strstr(w, "lineCount + 1 appends; range: 1 or more\n  startLine: Int32\n"));
+	free(w);
 	free(bare);
 	free(idl);
 }

@@ -229,8 +229,9 @@ END_TEST
 START_TEST(read_range_errors)
 {
 	vt_put("ws/f.txt", "a\nb\nc\n");
-	vt_err(range("f.txt", 0, 2, 1), "InvalidArguments", "startLine");
-	vt_err(range("f.txt", -5, 2, 1), "InvalidArguments", "startLine");
+	vt_err(range("f.txt", 0, 2, 1), "InvalidArgument", "startLine");
+	vt_err(range("f.txt", 1, 0, 1), "InvalidArgument", "endLine");
+	vt_err(range("f.txt", -1, -5, 1), "InvalidArgument", "before startLine");
 	vt_err(range("f.txt", 3, 2, 1), "InvalidArgument", "endLine");
 	vt_err(range("missing", 1, 2, 1), "NotFound", "missing");
 	vt_mkdir("ws/d");

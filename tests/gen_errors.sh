@@ -50,7 +50,7 @@ case_ "result type as argument" 's/HERMES_VERB("fs.lineCount", FsLineCountArgs/H
 	"'FsLineCountResult' is a result type, not an argument type"
 case_ "redeclared common field" 's/HERMES_FIELD(exitCode, INT32/HERMES_FIELD(succeeded, BOOL/' \
 	"'succeeded' is a common result field and cannot be redeclared"
-case_ "unterminated string" 's/"first line to return, counting from 1")/"first line to return)/' \
+case_ "unterminated string" 's/"workspace-relative path of the text file to read")/"workspace-relative path)/' \
 	"unterminated string"
 case_ "unknown trait" '/HERMES_VERB("fs.exists"/{n;s/READ_ONLY | IDEMPOTENT/READ_ONLY | QUICK/;}' \
 	"unknown trait 'QUICK' \\(expected READ_ONLY \\| DESTRUCTIVE \\| IDEMPOTENT \\| SPAWNS \\| LONG, or NONE\\)"

@@ -65,5 +65,5 @@ EXTRA_DIST += tests/verbs_walk.sh tests/verbs_cli.sh tests/policy.sh
 
 # fs.search against ripgrep on a generated corpus (skipped, 77, without rg or python3; run by the
 # .py driver of tests/server.mk). bench/search.sh times the two on a 50k-file tree, by hand.
-TESTS += tests/search_parity.py
-EXTRA_DIST += tests/search_parity.py tests/search_corpus.py bench/search.sh bench/search-results.md
+TESTS += tests/search_parity.py tests/read_range_tail.py
+EXTRA_DIST += tests/read_range_tail.py tests/search_parity.py tests/search_corpus.py bench/search.sh bench/search-results.md

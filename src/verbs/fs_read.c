@@ -165,52 +165,38 @@ fail:
 
 /* ---- fs.readRange ------------------------------------------------------------------------- */
 
-void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, void *result_)
+/* The lines start..end (1-based, inclusive) read forward from fd's current offset into text.
+ * *lines: how many were copied; *at_end: nothing of the file follows them. 0, or -1 once result
+ * says why. */
+static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_t end,
+                        const char *path, void *result, hermes_buf_t *text, int64_t *lines,
+                        bool *at_end)
 {
-	const hermes_fs_read_range_args_t *args = args_;
-	hermes_fs_read_range_result_t *result = result_;
 	char shown[256];
 	const int64_t max = call->config->max_read_bytes;
-	const int32_t start = args->start_line, end = args->end_line;
-	if (start < 1) {
-		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-		                   "cannot read lines of '%s': startLine must be 1 or more (got %d)",
-		                   hermes_ws_shown(args->path, shown, sizeof shown), (int)start);
-		return;
-	}
-	if (end < start) {
-		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-		                   "cannot read lines of '%s': endLine (%d) is before startLine (%d)",
-		                   hermes_ws_shown(args->path, shown, sizeof shown), (int)end, (int)start);
-		return;
-	}
-	struct stat st;
-	int fd = hermes_verbs_open_regular(call, args->path, "read", result, &st);
-	if (fd < 0)
-		return;
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	char *buf = malloc(HERMES_LINES_BUFSIZE);
-	hermes_buf_t text = HERMES_BUF_INIT; /* the lines, as they are in the file */
-	hermes_buf_append(&text, "", 0);
-	if (!buf || text.failed) {
-		hermes_ws_fail(result, -ENOMEM, "read", args->path);
-		goto out;
+	if (!buf) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return -1;
 	}
 	int64_t line = 1;     /* number of the line the next byte belongs to */
-	int64_t lines = 0;    /* lines (complete or not) copied into text */
 	bool partial = false; /* text ends inside a line (no '\n' yet) */
-	bool done = false;
-	while (!done) {
+	int rc = 0;
+	*lines = 0;
+	*at_end = true;
+	for (bool done = false; !done;) {
 		if (hermes_cancel_requested(call->cancel)) {
-			hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", args->path);
-			goto out;
+			hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", path);
+			rc = -1;
+			break;
 		}
 		ssize_t n = read(fd, buf, HERMES_LINES_BUFSIZE);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			hermes_ws_fail(result, -errno, "read", args->path);
-			goto out;
+			hermes_ws_fail(result, -errno, "read", path);
+			rc = -1;
+			break;
 		}
 		if (n == 0)
 			break;
@@ -234,40 +220,269 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 			}
 			const char *stop = q ? q + 1 : e;
 			if (!partial)
-				lines++;
-			hermes_buf_append(&text, p, (size_t)(stop - p));
-			if (text.failed) {
-				hermes_ws_fail(result, -ENOMEM, "read", args->path);
-				goto out;
+				(*lines)++;
+			hermes_buf_append(text, p, (size_t)(stop - p));
+			if (text->failed) {
+				hermes_ws_fail(result, -ENOMEM, "read", path);
+				rc = -1;
+				done = true;
+				break;
 			}
-			if ((int64_t)text.len > max) {
+			if ((int64_t)text->len > max) {
 				hermes_result_fail(result, HERMES_E_TOO_LARGE,
-				                   "cannot read lines %d-%d of '%s': they pass the read limit of "
-				                   "%lld bytes (ask for fewer lines)",
-				                   (int)start, (int)end, hermes_ws_shown(args->path, shown, sizeof shown),
+				                   "cannot read lines %lld-%lld of '%s': they pass the read limit "
+				                   "of %lld bytes (ask for fewer lines)", (long long)start,
+				                   (long long)end, hermes_ws_shown(path, shown, sizeof shown),
 				                   (long long)max);
-				goto out;
+				rc = -1;
+				done = true;
+				break;
 			}
 			p = stop;
 			partial = !q;
 			if (q && ++line > end) {
 				done = true;
+				/* Does anything follow? What is left of this buffer, or of the file. */
+				*at_end = p == e && read(fd, buf, 1) == 0;
 				break;
 			}
 		}
 	}
+	free(buf);
+	return rc;
+}
+
+/* Lines of the file from the end: the offset where its last k lines start (0 if it has fewer)
+ * into *off, and how many lines there are from there (k, or all of them) into *count. Reads
+ * backwards from the end in blocks, so it costs what those lines cost, whatever the file's size. */
+static int find_tail(int fd, int64_t size, int64_t k, int64_t *off, int64_t *count)
+{
+	enum { BLOCK = 65536 };
+	char buf[BLOCK];
+	*off = 0;
+	*count = 0;
+	if (size == 0)
+		return 0;
+	char last;
+	if (pread(fd, &last, 1, size - 1) != 1)
+		return -errno;
+	int64_t pos = last == '\n' ? size - 1 : size; /* a final '\n' ends the last line */
+	int64_t found = 0;
+	while (pos > 0) {
+		size_t n = pos > BLOCK ? BLOCK : (size_t)pos;
+		ssize_t r = pread(fd, buf, n, pos - (int64_t)n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != (ssize_t)n)
+			return r < 0 ? -errno : -EIO;
+		for (size_t i = n; i > 0;) {
+			const char *q = memrchr(buf, '\n', i);
+			if (!q)
+				break;
+			i = (size_t)(q - buf);
+			if (++found == k) {
+				*off = pos - (int64_t)n + (int64_t)i + 1;
+				*count = k;
+				return 0;
+			}
+		}
+		pos -= (int64_t)n;
+	}
+	*count = found + 1; /* the file has fewer lines than k: all of them */
+	return 0;
+}
+
+/* Lines in the file (as fs.lineCount counts them), reading from offset 0. */
+static int count_lines(const hermes_call_t *call, int fd, int64_t *total)
+{
+	char *buf = malloc(HERMES_LINES_BUFSIZE);
+	if (!buf)
+		return -ENOMEM;
+	int64_t count = 0, off = 0;
+	char lastc = '\n';
+	int rc = 0;
+	for (;;) {
+		if (hermes_cancel_requested(call->cancel)) {
+			rc = HERMES_WS_ECANCELLED;
+			break;
+		}
+		ssize_t n = pread(fd, buf, HERMES_LINES_BUFSIZE, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		count += (int64_t)hermes_count_newlines(buf, (size_t)n);
+		lastc = buf[n - 1];
+		off += n;
+	}
+	free(buf);
+	*total = count + (lastc != '\n' ? 1 : 0);
+	return rc;
+}
+
+/* The last lines of the file, from -start to -end (both negative): read backwards, so only the
+ * range is read. *first: the number of the first line returned if numbers are wanted (the lines
+ * before it are then counted, at memory speed), else 0. */
+static int read_tail(const hermes_call_t *call, int fd, const struct stat *st, int32_t start,
+                     int32_t end, bool numbers, const char *path, void *result, hermes_buf_t *text,
+                     int64_t *lines, int64_t *first, bool *at_end)
+{
+	char shown[256];
+	int64_t off, count;
+	int rc = find_tail(fd, (int64_t)st->st_size, -(int64_t)start, &off, &count);
+	if (rc) {
+		hermes_ws_fail(result, rc, "read", path);
+		return -1;
+	}
+	/* the range within those count lines (1..count): start clamps to the first line */
+	int64_t rs = count + start + 1, re = count + end + 1;
+	if (rs < 1)
+		rs = 1;
+	*lines = re >= rs ? re - rs + 1 : 0;
+	*at_end = end == -1 || count == 0;
+	*first = 0;
+	if (*lines == 0)
+		return 0;
+	int64_t len = (int64_t)st->st_size - off;
+	if (len > call->config->max_read_bytes) {
+		hermes_result_fail(result, HERMES_E_TOO_LARGE,
+		                   "cannot read lines %d to %d of '%s': they pass the read limit of %lld "
+		                   "bytes (ask for fewer lines)", (int)start, (int)end,
+		                   hermes_ws_shown(path, shown, sizeof shown),
+		                   (long long)call->config->max_read_bytes);
+		return -1;
+	}
+	char *tail = malloc((size_t)len + 1);
+	if (!tail) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return -1;
+	}
+	for (int64_t got = 0; got < len;) {
+		ssize_t r = pread(fd, tail + got, (size_t)(len - got), off + got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			hermes_ws_fail(result, r < 0 ? -errno : -EIO, "read", path);
+			free(tail);
+			return -1;
+		}
+		got += r;
+	}
+	/* keep lines rs..re of the tail */
+	const char *p = tail, *e = tail + len;
+	for (int64_t i = 1; i < rs && p < e; i++) {
+		const char *q = memchr(p, '\n', (size_t)(e - p));
+		p = q ? q + 1 : e;
+	}
+	const char *stop = p;
+	for (int64_t i = rs; i <= re && stop < e; i++) {
+		const char *q = memchr(stop, '\n', (size_t)(e - stop));
+		stop = q ? q + 1 : e;
+	}
+	hermes_buf_append(text, p, (size_t)(stop - p));
+	free(tail);
+	if (text->failed) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return -1;
+	}
+	if (numbers) {
+		/* the lines before the tail, counted at memory speed */
+		int64_t before = 0;
+		char *buf = malloc(HERMES_LINES_BUFSIZE);
+		for (int64_t at = 0; buf && at < off;) {
+			size_t want = off - at > HERMES_LINES_BUFSIZE ? HERMES_LINES_BUFSIZE : (size_t)(off - at);
+			ssize_t r = pread(fd, buf, want, at);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			before += (int64_t)hermes_count_newlines(buf, (size_t)r);
+			at += r;
+		}
+		free(buf);
+		*first = before + rs;
+	}
+	return 0;
+}
+
+void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_read_range_args_t *args = args_;
+	hermes_fs_read_range_result_t *result = result_;
+	char shown[256];
+	int64_t start = args->start_line, end = args->end_line;
+	if (start == 0 || end == 0) {
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot read lines of '%s': %s is 0, which is no line (lines count from "
+		                   "1, and from -1 for the last one)",
+		                   hermes_ws_shown(args->path, shown, sizeof shown),
+		                   start == 0 ? "startLine" : "endLine");
+		return;
+	}
+	if ((start > 0) == (end > 0) && end < start) {
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot read lines of '%s': endLine (%lld) is before startLine (%lld)",
+		                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)end,
+		                   (long long)start);
+		return;
+	}
+	struct stat st;
+	int fd = hermes_verbs_open_regular(call, args->path, "read", result, &st);
+	if (fd < 0)
+		return;
+	hermes_buf_t text = HERMES_BUF_INIT; /* the lines, as they are in the file */
+	hermes_buf_append(&text, "", 0);
+	int64_t lines = 0, first = start;
+	bool at_end = true;
+	int rc;
+	if (start < 0 && end < 0) {
+		rc = read_tail(call, fd, &st, (int32_t)start, (int32_t)end, args->include_line_numbers,
+		               args->path, result, &text, &lines, &first, &at_end);
+	} else {
+		int64_t total = INT64_MAX;
+		if (start < 0 || end < 0) {
+			/* one end counts from the end: the file's lines are counted first */
+			int crc = count_lines(call, fd, &total);
+			if (crc) {
+				hermes_ws_fail(result, crc, "read", args->path);
+				goto out;
+			}
+			if (start < 0)
+				start = total + start + 1 < 1 ? 1 : total + start + 1;
+			if (end < 0)
+				end = total + end + 1;
+			first = start;
+		}
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+		rc = end < start ? 0
+		                 : read_forward(call, fd, start, end, args->path, result, &text, &lines,
+		                                &at_end);
+		if (end < start)
+			at_end = start > total; /* nothing returned: the end is reached if past it */
+	}
+	if (rc)
+		goto out;
 	size_t bad, used = text.len;
 	const char *raw = text.data;
 	if (!hermes_text_valid(raw, used, &bad)) {
-		fail_not_text(result, args->path, raw, bad, start);
+		fail_not_text(result, args->path, raw, bad, first > 0 ? first : 1);
 		goto out;
+	}
+	result->reached_end = at_end;
+	if (lines > 0 && first > 0) {
+		result->first_line = first;
+		result->has_first_line = true;
 	}
 	if (!args->include_line_numbers || lines == 0) {
 		result->content = hermes_buf_finish(&text);
 		goto out;
 	}
 	/* Number the lines, right-aligned to the width of the largest number returned. */
-	int64_t last = start + lines - 1;
+	int64_t last = first + lines - 1;
 	int width = snprintf(NULL, 0, "%lld", (long long)last);
 	size_t total = used + (size_t)lines * (size_t)(width + 2) + 1;
 	char *out = malloc(total);
@@ -277,7 +492,7 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 	}
 	char *o = out;
 	const char *p = raw, *e = raw + used;
-	for (int64_t num = start; p < e; num++) {
+	for (int64_t num = first; p < e; num++) {
 		const char *q = memchr(p, '\n', (size_t)(e - p));
 		const char *stop = q ? q + 1 : e;
 		o += sprintf(o, "%*lld: ", width, (long long)num);
@@ -289,7 +504,6 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 	result->content = out;
 out:
 	hermes_buf_free(&text);
-	free(buf);
 	close(fd);
 }
 
