@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -335,6 +336,93 @@ START_TEST(streaming_verbs_cancel)
 }
 END_TEST
 
+/* ---- fs.editFile -------------------------------------------------------------------------- */
+
+/* fs.editFile with edits given as old, new, replaceAll triples, ended by NULL. */
+static cJSON *edit(const char *path, bool dry, ...)
+{
+	cJSON *a = vt_args("path", path, NULL);
+	cJSON *list = cJSON_AddArrayToObject(a, "edits");
+	va_list ap;
+	va_start(ap, dry);
+	for (const char *old; (old = va_arg(ap, const char *));) {
+		const char *new = va_arg(ap, const char *);
+		int all = va_arg(ap, int);
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "oldText", old);
+		cJSON_AddStringToObject(e, "newText", new);
+		if (all)
+			cJSON_AddBoolToObject(e, "replaceAll", true);
+		cJSON_AddItemToArray(list, e);
+	}
+	va_end(ap);
+	if (dry)
+		cJSON_AddBoolToObject(a, "dryRun", true);
+	return vt_call("fs.editFile", a);
+}
+
+START_TEST(edit_file)
+{
+	vt_put("ws/f.txt", "alpha\nbeta\ngamma\nbeta\n");
+	chmod(vt_path("ws/f.txt"), 0640);
+	/* in order, each on the result of the one before */
+	cJSON *r = edit("f.txt", false, "alpha", "ALPHA", 0, "beta", "B", 1, "ALPHA\nB", "first", 0, NULL);
+	vt_ok(r);
+	ck_assert_int_eq(vt_int(r, "replacements"), 4);
+	char *got = vt_get("ws/f.txt", NULL);
+	ck_assert_str_eq(got, "first\ngamma\nB\n");
+	free(got);
+	ck_assert_str_eq(vt_str(r, "diff"), "--- a/f.txt\n+++ b/f.txt\n@@ -1,4 +1,3 @@\n-alpha\n-beta\n+first\n"
+	                                     " gamma\n-beta\n+B\n");
+	struct stat st;
+	ck_assert_int_eq(stat(vt_path("ws/f.txt"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0640);
+	/* dryRun: the diff and the count, nothing written */
+	r = edit("f.txt", true, "gamma", "G", 0, NULL);
+	vt_ok(r);
+	ck_assert_int_eq(vt_int(r, "replacements"), 1);
+	ck_assert_ptr_nonnull(strstr(vt_str(r, "diff"), "-gamma\n+G\n"));
+	got = vt_get("ws/f.txt", NULL);
+	ck_assert_str_eq(got, "first\ngamma\nB\n");
+	free(got);
+	/* a missing final newline is said as diff -u says it */
+	vt_put("ws/n.txt", "x\ny");
+	r = edit("n.txt", false, "y", "z", 0, NULL);
+	ck_assert_str_eq(vt_str(r, "diff"), "--- a/n.txt\n+++ b/n.txt\n@@ -1,2 +1,2 @@\n x\n-y\n"
+	                                     "\\ No newline at end of file\n+z\n\\ No newline at end of file\n");
+	/* CRLF: edits written with LF match and are written with CRLF */
+	vt_put("ws/w.txt", "one\r\ntwo\r\n");
+	vt_ok(edit("w.txt", false, "one\ntwo", "1\n2\n3", 0, NULL));
+	got = vt_get("ws/w.txt", NULL);
+	ck_assert_str_eq(got, "1\r\n2\r\n3\r\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(edit_file_all_or_nothing)
+{
+	vt_put("ws/f.txt", "a a\nb\n");
+	vt_mkdir("ws/d");
+	vt_put_bytes("ws/bin", "a\0b", 3);
+	char *before = vt_snapshot(".");
+	/* the first edit would apply, the second finds nothing: nothing is written */
+	vt_err(edit("f.txt", false, "b", "B", 0, "zzz", "y", 0, NULL), "InvalidArgument", "edit 1");
+	vt_err(edit("f.txt", false, "a", "A", 0, NULL), "InvalidArgument", "occurs 2 times");
+	vt_err(edit("f.txt", false, "", "A", 0, NULL), "InvalidArgument", "empty");
+	vt_err(edit("f.txt", false, NULL), "InvalidArgument", "edits is empty");
+	vt_err(edit("missing.txt", false, "a", "b", 0, NULL), "NotFound", "missing.txt");
+	vt_err(edit("../x.txt", false, "a", "b", 0, NULL), "OutsideWorkspace", NULL);
+	vt_err(edit("d", false, "a", "b", 0, NULL), "IsADirectory", NULL);
+	vt_err(edit("bin", false, "a", "b", 0, NULL), "NotText", NULL);
+	char *after = vt_snapshot(".");
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	cJSON *r = edit("f.txt", false, "a", "A", 1, NULL);
+	ck_assert_int_eq(vt_int(r, "replacements"), 2);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("verbs-write");
@@ -350,6 +438,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, write_range_modes_and_links);
 	tcase_add_test(tc, write_range_errors);
 	tcase_add_test(tc, streaming_verbs_cancel);
+	tcase_add_test(tc, edit_file);
+	tcase_add_test(tc, edit_file_all_or_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }
