@@ -377,6 +377,64 @@ START_TEST(list_dir_errors)
 }
 END_TEST
 
+/* The names of a listing, "/" after directories, joined by spaces. */
+static char *names_of(cJSON *r)
+{
+	static char out[4096];
+	size_t n = 0;
+	out[0] = '\0';
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(r, "entries"))
+		n += (size_t)snprintf(out + n, sizeof out - n, "%s%s%s", n ? " " : "",
+		                      cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring,
+		                      cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "isDirectory")) ? "/" : "");
+	return out;
+}
+
+static cJSON *list_deep(const char *path, int depth, bool ignore, int max)
+{
+	cJSON *a = vt_args("path", path, NULL);
+	cJSON_AddNumberToObject(a, "depth", depth);
+	cJSON_AddBoolToObject(a, "respectIgnore", ignore);
+	if (max)
+		cJSON_AddNumberToObject(a, "maxEntries", max);
+	return vt_call("fs.listDir", a);
+}
+
+START_TEST(list_dir_deep)
+{
+	vt_mkdir("ws/src/sub");
+	vt_mkdir("ws/build");
+	vt_mkdir("ws/.git");
+	vt_put("ws/src/a.c", "");
+	vt_put("ws/src/sub/b.c", "");
+	vt_put("ws/src/gen.tmp", "");
+	vt_put("ws/build/out.o", "");
+	vt_put("ws/.hidden", "");
+	vt_put("ws/.gitignore", "build/\n*.tmp\n");
+	vt_put("ws/src/.gitignore", "!keep.tmp\n");
+	vt_put("ws/src/keep.tmp", "");
+	vt_symlink("src", "ws/link");
+	cJSON *r = list_deep(".", 1, false, 0);
+	ck_assert_str_eq(names_of(r), ".git/ .gitignore .hidden build/ link src/");
+	ck_assert(!vt_bool(r, "truncated"));
+	r = list_deep(".", 2, false, 0);
+	ck_assert_str_eq(names_of(r), ".git/ .gitignore .hidden build/ build/out.o link src/ src/.gitignore "
+	                              "src/a.c src/gen.tmp src/keep.tmp src/sub/");
+	/* ignore files at every level (the root's apply inside src), .git left out, links not entered */
+	r = list_deep(".", 0, true, 0);
+	ck_assert_str_eq(names_of(r), ".gitignore .hidden link src/ src/.gitignore src/a.c src/keep.tmp "
+	                              "src/sub/ src/sub/b.c");
+	r = list_deep("src", 0, true, 0);
+	ck_assert_str_eq(names_of(r), ".gitignore a.c keep.tmp sub/ sub/b.c");
+	/* maxEntries: the first ones met, and truncated */
+	r = list_deep(".", 0, false, 3);
+	ck_assert_str_eq(names_of(r), ".git/ .gitignore .hidden");
+	ck_assert(vt_bool(r, "truncated"));
+	vt_err(list_deep(".", -1, false, 0), "InvalidArguments", "depth");
+}
+END_TEST
+
 /* ---- fs.stat ------------------------------------------------------------------------------ */
 
 static cJSON *stat_of(const char *path)
@@ -480,6 +538,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, line_count_errors);
 	tcase_add_test(tc, list_dir_sorted);
 	tcase_add_test(tc, list_dir_errors);
+	tcase_add_test(tc, list_dir_deep);
 	tcase_add_test(tc, stat_types);
 	tcase_add_test(tc, stat_text);
 	tcase_add_test(tc, stat_errors);

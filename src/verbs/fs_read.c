@@ -13,6 +13,7 @@
 
 #include "verbs/handlers.h"
 #include "core/buf.h"
+#include "verbs/ignore.h"
 #include "verbs/lines.h"
 #include "verbs/workspace.h"
 
@@ -570,6 +571,160 @@ static int cmp_entries(const void *a, const void *b)
 	return strcmp(((const hermes_dir_entry_t *)a)->name, ((const hermes_dir_entry_t *)b)->name);
 }
 
+/* One listing in progress. */
+typedef struct listing {
+	const hermes_fs_list_dir_args_t *args;
+	const hermes_call_t *call;
+	hermes_dir_entry_t *entries;
+	size_t count, cap;
+	bool truncated;
+	hermes_ignore_opts_t filter;
+	hermes_buf_t path; /* workspace-relative path of the directory being read, then '/' */
+	size_t base;       /* bytes of path before the part relative to the listed directory */
+} listing_t;
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lists the directory open as fd (consumed) whose path is l->path, `depth` levels down (0: all),
+ * under the ignore rules of parent (NULL if not respected). 0, or -errno. */
+static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t *parent)
+{
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	hermes_ignore_dir_t here = {0};
+	if (l->args->respect_ignore) {
+		here.parent = parent;
+		here.skip = l->path.len;
+		if (hermes_ignore_dir_load(&here, dirfd(dir)) != 0) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+	}
+	const hermes_ignore_dir_t *rules = l->args->respect_ignore ? &here : NULL;
+	/* this directory's names, sorted, so that the walk meets entries in name order */
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(dir);
+		if (!de) {
+			rc = -errno;
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			char **p = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *p);
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			names = p;
+		}
+		if (!(names[n++] = strdup(de->d_name))) {
+			n--;
+			rc = -ENOMEM;
+			break;
+		}
+	}
+	if (rc == 0 && n > 1)
+		qsort(names, n, sizeof *names, by_name);
+	size_t mark = l->path.len;
+	for (size_t i = 0; rc == 0 && i < n && !l->truncated; i++) {
+		if (hermes_cancel_requested(l->call->cancel)) {
+			rc = HERMES_WS_ECANCELLED;
+			break;
+		}
+		struct stat st;
+		bool is_dir = fstatat(dirfd(dir), names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		              S_ISDIR(st.st_mode);
+		l->path.len = mark;
+		hermes_buf_puts(&l->path, names[i]);
+		if (rules && ((is_dir && strcmp(names[i], ".git") == 0) ||
+		              hermes_ignore_skips(rules, &l->filter, l->path.data, l->path.len, names[i], is_dir)))
+			continue;
+		if (l->count == (size_t)l->args->max_entries) {
+			l->truncated = true;
+			break;
+		}
+		if (l->count == l->cap) {
+			size_t ncap = l->cap ? l->cap * 2 : 64;
+			hermes_dir_entry_t *ne = realloc(l->entries, ncap * sizeof *ne);
+			if (!ne) {
+				rc = -ENOMEM;
+				break;
+			}
+			l->entries = ne;
+			l->cap = ncap;
+		}
+		hermes_dir_entry_t *e = &l->entries[l->count];
+		if (!(e->name = hermes_text_lossy(l->path.data + l->base))) {
+			rc = -ENOMEM;
+			break;
+		}
+		e->is_directory = is_dir;
+		l->count++;
+		if (is_dir && depth != 1) {
+			int sub = openat(dirfd(dir), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) { /* one that cannot be read is listed, not entered */
+				hermes_buf_putc(&l->path, '/');
+				rc = list_into(l, sub, depth ? depth - 1 : 0, rules);
+			}
+		}
+		if (l->path.failed)
+			rc = -ENOMEM;
+	}
+	l->path.len = mark;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	hermes_ignore_dir_clear(&here);
+	closedir(dir);
+	return rc;
+}
+
+/* The ignore rules of the directories above canon (a canonical workspace path, not included),
+ * root first, chained. dirs has room for every level. 0, or -errno. */
+static int load_parents(const hermes_ws_t *ws, const char *canon, hermes_ignore_dir_t *dirs,
+                        size_t *count)
+{
+	*count = 0;
+	size_t len = strlen(canon);
+	char *prefix = malloc(len + 2);
+	if (!prefix)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t at = 0; rc == 0 && len > 0;) {
+		/* the directory canon[0..at): "" is the root */
+		memcpy(prefix, canon, at);
+		prefix[at] = '\0';
+		int fd;
+		if (hermes_ws_open_path(ws, at ? prefix : ".", O_RDONLY | O_DIRECTORY, &fd) == 0) {
+			hermes_ignore_dir_t *d = &dirs[*count];
+			memset(d, 0, sizeof *d);
+			d->parent = *count ? &dirs[*count - 1] : NULL;
+			d->skip = at ? at + 1 : 0;
+			rc = hermes_ignore_dir_load(d, fd) == 0 ? 0 : -ENOMEM;
+			close(fd);
+			(*count)++;
+		}
+		const char *slash = strchr(canon + at + (at ? 1 : 0), '/');
+		if (!slash)
+			break; /* the next one would be canon itself */
+		at = (size_t)(slash - canon);
+	}
+	free(prefix);
+	return rc;
+}
+
 void hermes_verb_fs_list_dir(const hermes_call_t *call, const void *args_, void *result_)
 {
 	const hermes_fs_list_dir_args_t *args = args_;
@@ -587,61 +742,54 @@ void hermes_verb_fs_list_dir(const hermes_call_t *call, const void *args_, void 
 		hermes_ws_fail(result, rc, "list", args->path);
 		return;
 	}
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		hermes_ws_fail(result, -errno, "list", args->path);
+	listing_t l = {.args = args, .call = call};
+	l.filter.respect_ignore = true;
+	l.filter.include_hidden = true;
+	char *canon = NULL;
+	hermes_ignore_dir_t *parents = NULL;
+	size_t nparents = 0;
+	if (args->respect_ignore) {
+		/* the listed directory's path in the workspace, and the ignore files above it */
+		rc = hermes_ws_dir_path(call->host, fd, &canon);
+		if (rc == 0) {
+			size_t levels = 2;
+			for (const char *c = canon; *c; c++)
+				levels += *c == '/';
+			parents = calloc(levels, sizeof *parents);
+			rc = parents ? load_parents(call->host, canon, parents, &nparents) : -ENOMEM;
+		}
+		if (rc == 0 && canon[0]) {
+			hermes_buf_puts(&l.path, canon);
+			hermes_buf_putc(&l.path, '/');
+		}
+		l.base = l.path.len; /* names are given relative to the listed directory */
+	}
+	hermes_buf_append(&l.path, "", 0);
+	if (rc == 0) {
+		rc = list_into(&l, fd, args->depth, nparents ? &parents[nparents - 1] : NULL);
+		fd = -1;
+	}
+	if (fd >= 0)
 		close(fd);
+	for (size_t i = 0; i < nparents; i++)
+		hermes_ignore_dir_clear(&parents[i]);
+	free(parents);
+	free(canon);
+	hermes_buf_free(&l.path);
+	if (rc) {
+		hermes_ws_fail(result, rc, "list", args->path);
+		for (size_t i = 0; i < l.count; i++)
+			free(l.entries[i].name);
+		free(l.entries);
 		return;
 	}
-	hermes_dir_entry_t *entries = NULL;
-	size_t count = 0, cap = 0;
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(dir);
-		if (!de) {
-			if (errno) {
-				hermes_ws_fail(result, -errno, "list", args->path);
-				goto fail;
-			}
-			break;
-		}
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (count == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			hermes_dir_entry_t *ne = realloc(entries, ncap * sizeof *ne);
-			if (!ne)
-				goto oom;
-			entries = ne;
-			cap = ncap;
-		}
-		bool is_dir = de->d_type == DT_DIR;
-		if (de->d_type == DT_UNKNOWN) {
-			struct stat st;
-			is_dir = fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			         S_ISDIR(st.st_mode);
-		}
-		entries[count].name = hermes_text_lossy(de->d_name);
-		if (!entries[count].name)
-			goto oom;
-		entries[count].is_directory = is_dir;
-		count++;
+	if (l.count > 1)
+		qsort(l.entries, l.count, sizeof *l.entries, cmp_entries);
+	if (l.count == 0) {
+		free(l.entries);
+		l.entries = calloc(1, sizeof *l.entries); /* an empty list, not a missing one */
 	}
-	closedir(dir);
-	if (count > 1)
-		qsort(entries, count, sizeof *entries, cmp_entries);
-	if (count == 0) {
-		free(entries);
-		entries = calloc(1, sizeof *entries); /* an empty list, not a missing one */
-	}
-	result->entries = entries;
-	result->entries_count = count;
-	return;
-oom:
-	hermes_ws_fail(result, -ENOMEM, "list", args->path);
-fail:
-	for (size_t i = 0; i < count; i++)
-		free(entries[i].name);
-	free(entries);
-	closedir(dir);
+	result->entries = l.entries;
+	result->entries_count = l.count;
+	result->truncated = l.truncated;
 }
