@@ -224,7 +224,7 @@ START_TEST(write_range_rules)
 		{"", 1, -1, "first", "first\n"},
 		{"", 1, -1, "", ""},
 		{"a\r\nb\r\n", 2, 2, "B\r\n", "a\r\nB\r\n"},
-		{"a\r\nb\r\n", 3, -1, "c\r\nd", "a\r\nb\r\nc\r\nd\n"},
+		{"a\r\nb\r\n", 3, -1, "c\r\nd", "a\r\nb\r\nc\r\nd\r\n"}, /* the file's CRLF */
 		{"\n\n\n", 2, 2, "mid", "\nmid\n\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -361,6 +361,27 @@ static cJSON *edit(const char *path, bool dry, ...)
 	return vt_call("fs.editFile", a);
 }
 
+START_TEST(write_range_keeps_crlf)
+{
+	/* lines put into a CRLF file get CRLF, whether written with LF or CRLF (issue 10, case 18) */
+	vt_put("ws/w.txt", "one\r\ntwo\r\nthree\r\n");
+	vt_ok(write_range("w.txt", 2, 2, "TWO\nand a half"));
+	char *got = vt_get("ws/w.txt", NULL);
+	ck_assert_str_eq(got, "one\r\nTWO\r\nand a half\r\nthree\r\n");
+	free(got);
+	vt_ok(write_range("w.txt", 1, 1, "ONE\r\n"));
+	got = vt_get("ws/w.txt", NULL);
+	ck_assert_str_eq(got, "ONE\r\nTWO\r\nand a half\r\nthree\r\n");
+	free(got);
+	/* an LF file stays LF */
+	vt_put("ws/u.txt", "a\nb\n");
+	vt_ok(write_range("u.txt", 2, 2, "B"));
+	got = vt_get("ws/u.txt", NULL);
+	ck_assert_str_eq(got, "a\nB\n");
+	free(got);
+}
+END_TEST
+
 START_TEST(edit_file)
 {
 	vt_put("ws/f.txt", "alpha\nbeta\ngamma\nbeta\n");
@@ -438,6 +459,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, write_range_modes_and_links);
 	tcase_add_test(tc, write_range_errors);
 	tcase_add_test(tc, streaming_verbs_cancel);
+	tcase_add_test(tc, write_range_keeps_crlf);
 	tcase_add_test(tc, edit_file);
 	tcase_add_test(tc, edit_file_all_or_nothing);
 	suite_add_tcase(s, tc);

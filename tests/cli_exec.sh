@@ -138,6 +138,22 @@ rc=$?
 expect_eq "an input over --max-envelope-bytes: status" "$rc" 2
 expect_match "an input over --max-envelope-bytes: message" "$(cat "$WS/.stderr")" "more than 1048576 bytes"
 
+# A result that cannot be written is an error (issue 10, case 14), and nothing more runs.
+if [ -w /dev/full ]; then
+	printf '{"verb":"fs.writeFile","arguments":{"path":"full1.txt","content":"x"}}\n{"verb":"fs.writeFile","arguments":{"path":"full2.txt","content":"x"}}\n' |
+		"$HERMES" exec >/dev/full 2>"$WS/.stderr"
+	expect_eq "exec to a full disk: status" "$?" 1
+	expect_match "exec to a full disk: message" "$(cat "$WS/.stderr")" "cannot write the result"
+	[ -e full2.txt ] && fail "exec went on after its output failed"
+	rm -f full1.txt
+fi
+# A workspace root that cannot be used stops serve and mcp at start, as it does exec.
+for cmd in serve mcp; do
+	run_hermes $cmd --root "$WS/does-not-exist" </dev/null
+	expect_eq "$cmd with a bad --root: status" "$rc" 2
+	expect_match "$cmd with a bad --root: message" "$err" "does-not-exist"
+done
+
 # Usage errors.
 run_hermes exec </dev/null
 expect_eq "empty input exit" "$rc" 2

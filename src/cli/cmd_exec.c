@@ -42,11 +42,19 @@ static void help(void)
 	       hermes_executor_options_help);
 }
 
-static void print_result(const char *json)
+/* Set once standard output failed: nothing more is run, since nobody would see the results. */
+static bool output_lost;
+
+/* Prints one result. False if standard output cannot take it (a full disk, a closed pipe). */
+static bool print_result(const char *json)
 {
 	fputs(json, stdout);
 	fputc('\n', stdout);
-	fflush(stdout);
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	fprintf(stderr, "hermes: cannot write the result to standard output: %s\n", strerror(errno));
+	output_lost = true;
+	return false;
 }
 
 /* Runs every envelope of one input; returns the worst exit status. */
@@ -74,8 +82,10 @@ static int run_input(hermes_executor_t *ex, const char *name, const char *text, 
 			fprintf(stderr, "hermes: %s:%d: out of memory\n", name, line);
 			return HERMES_EXIT_USAGE;
 		}
-		print_result(result);
+		bool printed = print_result(result);
 		free(result);
+		if (!printed)
+			return status == HERMES_EXIT_USAGE ? status : HERMES_EXIT_FAILED;
 		if (outcome == HERMES_OUTCOME_INVALID) {
 			fprintf(stderr, "hermes: %s:%d: %s\n", name, err.line ? line + err.line - 1 : line,
 			        err.message);
@@ -147,7 +157,7 @@ int hermes_cmd_exec(int argc, char **argv)
 	char *stdin_only[] = { "-" };
 	char **files = first_file < argc ? argv + first_file : stdin_only;
 	int nfiles = first_file < argc ? argc - first_file : 1;
-	for (int f = 0; f < nfiles; f++) {
+	for (int f = 0; f < nfiles && !output_lost; f++) {
 		const char *path = files[f];
 		bool is_stdin = strcmp(path, "-") == 0;
 		const char *name = is_stdin ? "<stdin>" : path;

@@ -156,6 +156,13 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	}
 	if (optind < argc)
 		return hermes_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	if (opts.root_given) {
+		/* a root that cannot be used fails now, as it does for exec, not at the first request */
+		hermes_executor_t *ex = hermes_cli_executor(&opts.config);
+		if (!ex)
+			return HERMES_EXIT_USAGE;
+		hermes_executor_free(ex);
+	}
 	return hermes_server_run(&opts);
 }
 

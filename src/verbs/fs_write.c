@@ -76,12 +76,40 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 
 /* ---- fs.writeRange ------------------------------------------------------------------------ */
 
-static int write_content(hermes_atomic_t *at, const char *content)
+/* Does the file open as fd end its first line with CRLF? Then the lines written into it get CRLF
+ * too (content written with LF). */
+static bool file_uses_crlf(int fd)
+{
+	char buf[65536];
+	ssize_t n = pread(fd, buf, sizeof buf, 0);
+	const char *nl = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+	return nl && nl > buf && nl[-1] == '\r';
+}
+
+/* Writes content as whole lines (a missing final line ending is added), with the file's line
+ * ending: in a CRLF file, each LF not already after CR becomes CRLF. */
+static int write_content(hermes_atomic_t *at, const char *content, bool crlf)
 {
 	size_t len = strlen(content);
-	int rc = hermes_atomic_write(at, content, len);
+	int rc = 0;
+	const char *p = content, *e = content + len;
+	while (rc == 0 && p < e) {
+		const char *q = crlf ? memchr(p, '\n', (size_t)(e - p)) : NULL;
+		if (!q) {
+			rc = hermes_atomic_write(at, p, (size_t)(e - p));
+			break;
+		}
+		if (q > p && q[-1] == '\r') {
+			rc = hermes_atomic_write(at, p, (size_t)(q + 1 - p));
+		} else {
+			rc = hermes_atomic_write(at, p, (size_t)(q - p));
+			if (rc == 0)
+				rc = hermes_atomic_write(at, "\r\n", 2);
+		}
+		p = q + 1;
+	}
 	if (rc == 0 && len > 0 && content[len - 1] != '\n')
-		rc = hermes_atomic_write(at, "\n", 1); /* content is whole lines */
+		rc = hermes_atomic_write(at, crlf ? "\r\n" : "\n", crlf ? 2 : 1); /* whole lines */
 	return rc;
 }
 
@@ -125,6 +153,7 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		return;
 	}
 	char *buf = malloc(HERMES_LINES_BUFSIZE);
+	const bool crlf = file_uses_crlf(fd);
 	hermes_atomic_t at;
 	at.fd = -1;
 	int rc = buf ? hermes_atomic_begin(&at, loc.dirfd, loc.name, &st) : -ENOMEM;
@@ -135,7 +164,7 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 	int64_t line = 1;          /* the line the next byte belongs to */
 	bool at_line_start = true; /* the previous byte was '\n' (or there was none) */
 	if (start == 1) {
-		rc = write_content(&at, args->content);
+		rc = write_content(&at, args->content, crlf);
 		phase = has_end ? SKIPPING : AFTER;
 	}
 	while (rc == 0) {
@@ -172,7 +201,7 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 			at_line_start = true;
 			if (phase == BEFORE && line == start) {
 				if (rc == 0)
-					rc = write_content(&at, args->content);
+					rc = write_content(&at, args->content, crlf);
 				phase = has_end ? SKIPPING : AFTER;
 			} else if (phase == SKIPPING && line > end) {
 				phase = AFTER;
@@ -198,7 +227,7 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		else if (!at_line_start)
 			rc = hermes_atomic_write(&at, "\n", 1); /* the last line gets its ending */
 		if (rc == 0 && !has_end)
-			rc = write_content(&at, args->content);
+			rc = write_content(&at, args->content, crlf);
 		if (rc)
 			goto fail;
 	}
