@@ -677,7 +677,7 @@ START_TEST(encode_results)
 	ck_assert_int_eq(run("{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"e\",\"arguments\":[\"a\",\"b\"],\"timeoutSeconds\":1}}"),
 	                 HERMES_OUTCOME_FAILED);
 	ck_assert_str_eq(last_json, "{\"exitCode\":2,\"stdoutPath\":\"a|b\",\"stderrPath\":\"e\","
-	                            "\"succeeded\":false,\"errorMessage\":\"timed out after 1 s\",\"errorCode\":\"Timeout\"}");
+	                            "\"outputBytesOmitted\":0,\"succeeded\":false,\"errorMessage\":\"timed out after 1 s\",\"errorCode\":\"Timeout\"}");
 }
 END_TEST
 
@@ -689,7 +689,7 @@ START_TEST(encode_pretty)
 	ck_assert_int_eq(hermes_execute(ex, env, strlen(env), HERMES_JSON_PRETTY, NULL, &out, NULL),
 	                 HERMES_OUTCOME_SUCCEEDED);
 	ck_assert_str_eq(out, "{\n  \"exitCode\": 0,\n  \"stdoutPath\": \"\",\n  \"stderrPath\": \"e\",\n"
-	                      "  \"succeeded\": true,\n  \"errorMessage\": null,\n  \"errorCode\": null\n}");
+	                      "  \"outputBytesOmitted\": 0,\n  \"succeeded\": true,\n  \"errorMessage\": null,\n  \"errorCode\": null\n}");
 	free(out);
 	hermes_error_t err;
 	hermes_error_set(&err, HERMES_E_INVALID_ENVELOPE, "bad");

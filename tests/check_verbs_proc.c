@@ -288,11 +288,12 @@ START_TEST(run_leaves_no_descendant)
 	vt_err(r, "Timeout", NULL);
 	ck_assert_msg(now() - t0 < 4, "took %.2f s", now() - t0);
 	ck_assert_msg(!pid_file_alive("ws/t.pid"), "a setsid child outlived its timeout");
-	/* A background writer past the output limit is stopped too (it used to write on and on). */
+	/* A background writer past the output limit is stopped with the rest when its program ends
+	 * (it used to write on and on). */
 	hermes_config_t c = {.proc_output_limit = 100000};
 	vt_reopen(&c);
-	r = run("sh", 20, "-c", "(echo $BASHPID > y.pid 2>/dev/null; exec yes) & exec yes", NULL);
-	vt_err(r, "TooLarge", NULL);
+	r = run("sh", 20, "-c", "yes & head -c 300000 /dev/zero; sleep 0.2", NULL);
+	vt_ok(r);
 	struct stat a, b;
 	char p[8300];
 	snprintf(p, sizeof p, "ws/%s", vt_str(r, "stdoutPath"));
@@ -374,14 +375,37 @@ END_TEST
 
 START_TEST(run_output_limit)
 {
+	/* Past the limit the program goes on; each stream keeps its first and last quarter of it,
+	 * with a line between them saying how much was left out (build errors are at the end). */
 	hermes_config_t c = {.proc_output_limit = 100000};
 	vt_reopen(&c);
-	cJSON *r = run("sh", 20, "-c", "echo $$; exec yes", NULL);
-	vt_err(r, "TooLarge", NULL);
+	cJSON *r = run("sh", 20, "-c", "seq 1 200000; echo 'error: the last line' >&2; "
+	               "echo 'the last line'", NULL);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath");
+	size_t len = strlen(out);
+	long long omitted = vt_int(r, "outputBytesOmitted");
+	/* seq 1 200000 writes 1288895 bytes, the echo 14 more */
+	ck_assert_int_eq(omitted, 1288895 + 14 - 2 * 25000);
+	ck_assert_msg(strncmp(out, "1\n2\n3\n", 6) == 0, "the head is kept");
+	ck_assert_msg(len > 14 && strcmp(out + len - 14, "the last line\n") == 0, "the tail is kept");
+	ck_assert_ptr_nonnull(strstr(out, "bytes of output left out here"));
+	ck_assert_int_lt(len, 2 * 25000 + 200);
+	free(out);
+	char *err = output(r, "stderrPath");
+	ck_assert_str_eq(err, "error: the last line\n");
+	free(err);
+	ck_assert_int_eq(vt_int(run("sh", 20, "-c", "echo small", NULL), "outputBytesOmitted"), 0);
+	/* an endless writer is stopped by its time limit, its output bounded all along */
+	r = run("sh", 1, "-c", "echo $$; exec yes", NULL);
+	vt_err(r, "Timeout", NULL);
 	ck_assert_int_eq(vt_int(r, "exitCode"), 128 + 15);
 	assert_group_gone(r);
-	r = run("sh", 20, "-c", "echo small", NULL);
-	vt_ok(r);
+	char path[8300];
+	snprintf(path, sizeof path, "ws/%s", vt_str(r, "stdoutPath"));
+	struct stat st;
+	ck_assert_int_eq(stat(vt_path(path), &st), 0);
+	ck_assert_int_lt(st.st_size, 2 * 25000 + 200);
 }
 END_TEST
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -98,6 +99,86 @@ static int64_t output_size(const int fds[2])
 	if (fstat(fds[0], &a) < 0 || fstat(fds[1], &b) < 0)
 		return 0;
 	return (int64_t)a.st_size + (int64_t)b.st_size;
+}
+
+/* Output past the limit: each stream keeps its first and its last limit/4 bytes. While the program
+ * runs, the middle of a stream that grew past them is punched out (its blocks freed, so the disk
+ * holds no more than the limit); when it has ended, the file is rewritten as head, a line saying
+ * how much was left out, and tail. PUNCH_SLACK: how far past them a stream grows between punches. */
+#define PUNCH_SLACK (1 << 20)
+
+/* Frees the blocks of fd between its head and tail (keep bytes each). 0, or -errno (the file
+ * system cannot punch holes: the caller falls back to stopping the program). */
+static int punch_middle(int fd, int64_t keep)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((int64_t)st.st_size <= 2 * keep + PUNCH_SLACK)
+		return 0;
+	int64_t blk = st.st_blksize > 0 ? st.st_blksize : 4096;
+	int64_t from = (keep + blk - 1) / blk * blk, to = ((int64_t)st.st_size - keep) / blk * blk;
+	if (to <= from)
+		return 0;
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, from, to - from) == 0 ? 0 : -errno;
+}
+
+/* Copies len bytes of in at off to out (at its current offset). 0 or -errno. */
+static int copy_span(int in, int64_t off, int64_t len, int out)
+{
+	while (len > 0) {
+		loff_t o = off;
+		ssize_t n = copy_file_range(in, &o, out, NULL, (size_t)len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Rewrites the output file name (open for writing as wfd) as its head, a marker and its tail, if
+ * it is longer than both. Returns the bytes left out (0 if none), or -errno (then the file is left
+ * whole). */
+static int64_t compact_output(int dirfd, const char *name, int wfd, int64_t keep)
+{
+	struct stat st;
+	if (fstat(wfd, &st) < 0)
+		return -errno;
+	int64_t size = st.st_size, cut = size - 2 * keep;
+	if (cut <= 0)
+		return 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char tmp[128], marker[160];
+	snprintf(tmp, sizeof tmp, ".%s.compact", name);
+	int out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (out < 0) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	int n = snprintf(marker, sizeof marker, "\n[... hermes: %lld bytes of output left out here; "
+	                 "the first and the last %lld bytes are kept ...]\n", (long long)cut,
+	                 (long long)keep);
+	int rc = copy_span(fd, 0, keep, out);
+	if (rc == 0)
+		rc = hermes_write_all(out, marker, (size_t)n);
+	if (rc == 0)
+		rc = copy_span(fd, size - keep, keep, out);
+	if (close(out) != 0 && rc == 0)
+		rc = -errno;
+	close(fd);
+	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) != 0)
+		rc = -errno;
+	if (rc) {
+		unlinkat(dirfd, tmp, 0);
+		return rc;
+	}
+	return cut;
 }
 
 /* Looks name up in PATH like execvp, but tells "nowhere" (-ENOENT) from "only where it may not
@@ -384,8 +465,11 @@ static hermes_errcode_t watch(const hermes_call_t *call, hermes_run_t *run, cons
 		}
 		int64_t written = output_size(o->fd);
 		if (written > limit) {
-			why = HERMES_E_TOO_LARGE;
-			break;
+			/* keep the head and the tail of each stream, or stop where holes cannot be made */
+			if (punch_middle(o->fd[0], limit / 4) != 0 || punch_middle(o->fd[1], limit / 4) != 0) {
+				why = HERMES_E_TOO_LARGE;
+				break;
+			}
 		}
 		double elapsed = (double)(now_ms() - started) / 1000.0;
 		hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, %lld bytes of output so far",
@@ -505,6 +589,13 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 	hermes_errcode_t why = watch(call, &run, &o, exe, timeout);
 	int status = 0;
 	rc = hermes_run_finish(&run, &status);
+	int64_t omitted = 0;
+	for (int i = 0; rc == 0 && why != HERMES_E_TOO_LARGE && i < 2; i++) {
+		int64_t cut = compact_output(o.runs, o.names[i], o.fd[i], call->config->proc_output_limit / 4);
+		if (cut > 0)
+			omitted += cut;
+	}
+	result->output_bytes_omitted = omitted;
 	outputs_close(&o, rc == 0);
 	if (rc == -ENOENT)
 		hermes_result_fail(result, HERMES_E_NOT_FOUND,
