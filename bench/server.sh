@@ -41,7 +41,7 @@ for framing in ${FRAMINGS:-content-length ndjson}; do
 		printf '%-12s %-14s ' "$verb" "$framing"
 		"$work/client" serve --proto hermes --framing "$framing" --request "$verb" "$params" \
 			--count "$N" --inflight "$INFLIGHT" --runs "$RUNS" --warmup 1000 --rss-samples 4 \
-			-- "$HERMES" serve --root "$work/ws" --framing="$framing" ${JOBS:+--jobs="$JOBS"} || status=1
+			-- "$HERMES" serve --root "$work/ws" --framing="$framing" --protocol=hermes ${JOBS:+--jobs="$JOBS"} || status=1
 	done
 done
 exit $status

@@ -50,6 +50,8 @@ with tempfile.TemporaryDirectory(prefix="hermes-tail.") as root:
         body = [l + ("\r\n" if variant == 4 else "\n") for l in make_lines(rng.randrange(0, 400))]
         if variant in (1, 5) and body:
             body[-1] = body[-1].rstrip("\r\n")  # no final newline
+            if not body[-1]:
+                body.pop()  # an empty last line without its newline is no line at all
         name = "f%d.txt" % variant
         with open(os.path.join(root, name), "w", encoding="utf-8") as f:
             f.write("".join(body))

@@ -175,7 +175,7 @@ static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_
 {
 	char shown[256];
 	const int64_t max = call->config->max_read_bytes;
-	char *buf = malloc(HERMES_LINES_BUFSIZE);
+	char *buf = hermes_lines_buffer();
 	if (!buf) {
 		hermes_ws_fail(result, -ENOMEM, "read", path);
 		return -1;
@@ -296,7 +296,7 @@ static int find_tail(int fd, int64_t size, int64_t k, int64_t *off, int64_t *cou
 /* Lines in the file (as fs.lineCount counts them), reading from offset 0. */
 static int count_lines(const hermes_call_t *call, int fd, int64_t *total)
 {
-	char *buf = malloc(HERMES_LINES_BUFSIZE);
+	char *buf = hermes_lines_buffer();
 	if (!buf)
 		return -ENOMEM;
 	int64_t count = 0, off = 0;
@@ -393,7 +393,7 @@ static int read_tail(const hermes_call_t *call, int fd, const struct stat *st, i
 	if (numbers) {
 		/* the lines before the tail, counted at memory speed */
 		int64_t before = 0;
-		char *buf = malloc(HERMES_LINES_BUFSIZE);
+		char *buf = hermes_lines_buffer();
 		for (int64_t at = 0; buf && at < off;) {
 			size_t want = off - at > HERMES_LINES_BUFSIZE ? HERMES_LINES_BUFSIZE : (size_t)(off - at);
 			ssize_t r = pread(fd, buf, want, at);
@@ -519,7 +519,7 @@ void hermes_verb_fs_line_count(const hermes_call_t *call, const void *args_, voi
 	if (fd < 0)
 		return;
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	char *buf = malloc(HERMES_LINES_BUFSIZE);
+	char *buf = hermes_lines_buffer();
 	if (!buf) {
 		hermes_ws_fail(result, -ENOMEM, "count the lines of", args->path);
 		close(fd);
@@ -583,9 +583,15 @@ typedef struct listing {
 	size_t base;       /* bytes of path before the part relative to the listed directory */
 } listing_t;
 
+/* A name read from a directory, with its type when the file system says it (DT_UNKNOWN if not). */
+typedef struct dname {
+	char *name;
+	unsigned char type;
+} dname_t;
+
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const dname_t *)a)->name, ((const dname_t *)b)->name);
 }
 
 /* Lists the directory open as fd (consumed) whose path is l->path, `depth` levels down (0: all),
@@ -609,7 +615,7 @@ static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t 
 	}
 	const hermes_ignore_dir_t *rules = l->args->respect_ignore ? &here : NULL;
 	/* this directory's names, sorted, so that the walk meets entries in name order */
-	char **names = NULL;
+	dname_t *names = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	for (;;) {
@@ -622,18 +628,18 @@ static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (n == cap) {
-			char **p = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *p);
+			dname_t *p = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *p);
 			if (!p) {
 				rc = -ENOMEM;
 				break;
 			}
 			names = p;
 		}
-		if (!(names[n++] = strdup(de->d_name))) {
-			n--;
+		if (!(names[n].name = strdup(de->d_name))) {
 			rc = -ENOMEM;
 			break;
 		}
+		names[n++].type = de->d_type;
 	}
 	if (rc == 0 && n > 1)
 		qsort(names, n, sizeof *names, by_name);
@@ -643,13 +649,15 @@ static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t 
 			rc = HERMES_WS_ECANCELLED;
 			break;
 		}
+		const char *name = names[i].name;
+		bool is_dir = names[i].type == DT_DIR;
 		struct stat st;
-		bool is_dir = fstatat(dirfd(dir), names[i], &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		              S_ISDIR(st.st_mode);
+		if (names[i].type == DT_UNKNOWN) /* only where the file system does not say */
+			is_dir = fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 		l->path.len = mark;
-		hermes_buf_puts(&l->path, names[i]);
-		if (rules && ((is_dir && strcmp(names[i], ".git") == 0) ||
-		              hermes_ignore_skips(rules, &l->filter, l->path.data, l->path.len, names[i], is_dir)))
+		hermes_buf_puts(&l->path, name);
+		if (rules && ((is_dir && strcmp(name, ".git") == 0) ||
+		              hermes_ignore_skips(rules, &l->filter, l->path.data, l->path.len, name, is_dir)))
 			continue;
 		if (l->count == (size_t)l->args->max_entries) {
 			l->truncated = true;
@@ -673,7 +681,7 @@ static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t 
 		e->is_directory = is_dir;
 		l->count++;
 		if (is_dir && depth != 1) {
-			int sub = openat(dirfd(dir), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0) { /* one that cannot be read is listed, not entered */
 				hermes_buf_putc(&l->path, '/');
 				rc = list_into(l, sub, depth ? depth - 1 : 0, rules);
@@ -684,7 +692,7 @@ static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t 
 	}
 	l->path.len = mark;
 	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+		free(names[i].name);
 	free(names);
 	hermes_ignore_dir_clear(&here);
 	closedir(dir);

@@ -152,7 +152,7 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		hermes_ws_loc_close(&loc);
 		return;
 	}
-	char *buf = malloc(HERMES_LINES_BUFSIZE);
+	char *buf = hermes_lines_buffer();
 	const bool crlf = file_uses_crlf(fd);
 	hermes_atomic_t at;
 	at.fd = -1;

@@ -104,6 +104,11 @@ bool hermes_text_valid(const char *s, size_t len, size_t *bad)
 	return false;
 }
 
+void *hermes_lines_buffer(void)
+{
+	return aligned_alloc(4096, HERMES_LINES_BUFSIZE);
+}
+
 char *hermes_text_lossy(const char *s)
 {
 	size_t len = strlen(s);

@@ -9,6 +9,11 @@
 /* Size of the fixed buffer the streaming verbs read through. */
 #define HERMES_LINES_BUFSIZE (256u * 1024u)
 
+/* A read buffer of HERMES_LINES_BUFSIZE bytes, page-aligned (the kernel copies into aligned pages
+ * faster: fs.lineCount of 1 GiB goes from 1.0x to 0.8x the time of wc -l). free() it. NULL if out
+ * of memory. */
+void *hermes_lines_buffer(void);
+
 /* The number of '\n' bytes in buf[0..len), with the fastest code the processor runs. */
 size_t hermes_count_newlines(const char *buf, size_t len);
 
