@@ -154,7 +154,7 @@ function print_table(    r, hv, s, g, met, ref, rp, e, p) {
 	print "- ratio: reference time / Hermes time (Hermes rate / reference rate); goal: issue 11's, in the same terms."
 	print "- client CPU: the client's own CPU time over the measurement's wall time (near 100% would mean the"
 	print "  client, not the server, set the pace). run spread: (slowest run - fastest) / median run."
-	print "- fs.readRange has no from-the-end form yet: it is asked for lines N-9..N, N known beforehand. The MCP"
+	print "- fs.readRange is asked for lines -10..-1 (counted from the end, read backwards). The MCP"
 	print "  server's tail=10 returns 9 lines of a file that ends with a newline."
 	print "- fs.copyFile fsyncs the copy before it appears, hence `cp && sync FILE` as its like-for-like reference;"
 	print "  every copy starts after sync(2), with the source in the page cache (as for every big-file row)."

@@ -29,20 +29,20 @@ int hermes_server_workspace(server_t *srv, char *why, size_t why_len)
 	return 0;
 }
 
-/* A file: URI (as LSP hosts send) to a path, percent-decoded; other text is a path already. NULL
- * if out of memory, or if the URI encodes a NUL byte (*bad set). */
-static char *uri_to_path(const char *s, bool *bad)
+char *hermes_uri_path(const char *s, bool file_only, bool *bad)
 {
 	*bad = false;
 	if (strncmp(s, "file://", 7) != 0)
-		return strdup(s);
+		return file_only ? NULL : strdup(s);
 	s += 7;
 	if (strncmp(s, "localhost/", 10) == 0)
 		s += 9;
-	char *out = malloc(strlen(s) + 1), *o = out;
-	if (out == NULL)
+	if (*s != '/') {
+		*bad = true; /* file://host/... names another machine */
 		return NULL;
-	for (; *s; s++) {
+	}
+	char *out = malloc(strlen(s) + 1), *o = out;
+	for (; out && *s; s++) {
 		int hi, lo;
 		if (*s == '%' && (hi = hermes_json_hexval(s[1])) >= 0 && (lo = hermes_json_hexval(s[2])) >= 0) {
 			if (hi == 0 && lo == 0) {
@@ -52,11 +52,12 @@ static char *uri_to_path(const char *s, bool *bad)
 			}
 			*o++ = (char)(hi * 16 + lo);
 			s += 2;
-			continue;
+		} else {
+			*o++ = *s;
 		}
-		*o++ = *s;
 	}
-	*o = '\0';
+	if (out)
+		*o = '\0';
 	return out;
 }
 
@@ -161,10 +162,11 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 		bool bad;
 		if (srv->opts->root_given)
 			hermes_log(HERMES_LOG_INFO, "workspaceRoot '%s' ignored: --root was given", wr->str);
-		else if ((asked = uri_to_path(wr->str, &bad)) == NULL) {
+		else if ((asked = hermes_uri_path(wr->str, false, &bad)) == NULL) {
 			if (bad)
 				hermes_reply_invalid_params(srv, c, field, "InvalidArguments",
-				                            "%s must not encode a NUL byte (%%00)", field);
+				                            "%s must be a directory path or a file: URI of this "
+				                            "machine, without an encoded NUL byte (%%00)", field);
 			else
 				hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 			return;

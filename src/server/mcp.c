@@ -188,36 +188,6 @@ void hermes_mcp_roots_changed(server_t *srv, call_t *c)
 	hermes_reply_nothing(srv, c);
 }
 
-/* A file: URI to a path, percent-decoded. NULL if it is not one (or encodes a NUL, or memory
- * ran out). */
-static char *file_uri_path(const hermes_json_t *uri)
-{
-	if (!hermes_json_is_c_string(uri) || strncmp(uri->str, "file://", 7) != 0)
-		return NULL;
-	const char *s = uri->str + 7;
-	if (strncmp(s, "localhost/", 10) == 0)
-		s += 9;
-	if (*s != '/')
-		return NULL; /* file://host/... names another machine */
-	char *out = malloc(strlen(s) + 1), *o = out;
-	for (; out && *s; s++) {
-		int hi, lo;
-		if (*s == '%' && (hi = hermes_json_hexval(s[1])) >= 0 && (lo = hermes_json_hexval(s[2])) >= 0) {
-			if (hi == 0 && lo == 0) {
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(hi * 16 + lo);
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	if (out)
-		*o = '\0';
-	return out;
-}
-
 /* The workspace becomes root: requests already running keep theirs (freed at the end). */
 static void use_root(server_t *srv, const char *root)
 {
@@ -266,8 +236,12 @@ void hermes_mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 	const hermes_json_t *roots = hermes_json_member(hermes_json_member(obj, "result"), "roots");
 	char *path = NULL;
 	for (const hermes_json_t *r = roots && roots->type == HERMES_JSON_ARRAY ? roots->child : NULL;
-	     r && path == NULL; r = r->next)
-		path = file_uri_path(hermes_json_member(r, "uri"));
+	     r && path == NULL; r = r->next) {
+		const hermes_json_t *uri = hermes_json_member(r, "uri");
+		bool bad;
+		if (hermes_json_is_c_string(uri))
+			path = hermes_uri_path(uri->str, true, &bad);
+	}
 	if (path) {
 		use_root(srv, path);
 		free(path);

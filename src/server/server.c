@@ -331,11 +331,9 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	 * worker thread's big blocks in its arena, and the server's memory would not come down. */
 	mallopt(M_MMAP_THRESHOLD, 8 << 20);
 #endif
-#ifdef M_TRIM_THRESHOLD
-	/* ...and the heap is not given back after every request (a listDir of 10k entries grew and
-	 * trimmed it each time: 10k page faults a request), only once 32 MiB of it are free. */
-	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-#endif
+	/* (A higher M_TRIM_THRESHOLD made a 10k-entry listDir 20% faster, but let each worker's
+	 * arena keep megabytes: 13 to 17 MiB over 2M requests instead of a flat 4.5 MiB.) */
+
 
 	int in, out;
 	if (take_protocol_fds(&srv, &in, &out) != 0)

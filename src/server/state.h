@@ -176,6 +176,11 @@ void hermes_method_shutdown(server_t *srv, call_t *c);
 void hermes_method_exit(server_t *srv, call_t *c);
 /* Makes sure there is an executor (--root, else the current directory). 0, or -1 with why. */
 int hermes_server_workspace(server_t *srv, char *why, size_t why_len);
+/* The path of a file: URI (file:///x or file://localhost/x, percent-decoded), as hosts send
+ * workspace roots; text that is not a file: URI is a path already, unless file_only (NULL then).
+ * NULL also for another host's URI, if memory runs out, or if it encodes a NUL (*bad set).
+ * malloc'd. */
+char *hermes_uri_path(const char *s, bool file_only, bool *bad);
 
 /* ---- introspect.c ------------------------------------------------------------------------- */
 void hermes_method_verbs(server_t *srv, call_t *c);

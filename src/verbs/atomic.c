@@ -156,6 +156,21 @@ static void copy_progress(const hermes_call_t *call, int64_t done, int64_t total
 	                     (long long)done, (long long)total);
 }
 
+int hermes_atomic_replace(int dirfd, const char *name, const struct stat *like, const void *data,
+                          size_t len)
+{
+	hermes_atomic_t at;
+	int rc = hermes_atomic_begin(&at, dirfd, name, like);
+	if (rc)
+		return rc;
+	rc = hermes_atomic_write(&at, data, len);
+	if (rc) {
+		hermes_atomic_abort(&at);
+		return rc;
+	}
+	return hermes_atomic_commit(&at, true);
+}
+
 int hermes_copy_data(int in, int out, int64_t total, const hermes_call_t *call)
 {
 	const hermes_cancel_t *cancel = call ? call->cancel : NULL;

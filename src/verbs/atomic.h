@@ -39,6 +39,11 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace);
 /* Removes the temporary file (after a failure). Safe to call after commit. */
 void hermes_atomic_abort(hermes_atomic_t *a);
 
+/* The whole sequence for a file written at once: begin (with like's mode, if like), write
+ * data[0..len), commit replacing name. 0 or -errno; nothing is left behind on failure. */
+int hermes_atomic_replace(int dirfd, const char *name, const struct stat *like, const void *data,
+                          size_t len);
+
 /* Copies everything from in (from its current offset) to out: reflink if the file system can,
  * else copy_file_range, else read/write, in chunks between which the call's cancel token is
  * looked at and its progress reported (bytes of total). Returns 0, -errno or

@@ -196,15 +196,7 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 	}
 	if (args->dry_run)
 		goto out;
-	hermes_atomic_t at;
-	rc = hermes_atomic_begin(&at, loc.dirfd, loc.name, &st);
-	if (rc == 0) {
-		rc = hermes_atomic_write(&at, after.data, after.len);
-		if (rc == 0)
-			rc = hermes_atomic_commit(&at, true);
-		else
-			hermes_atomic_abort(&at);
-	}
+	rc = hermes_atomic_replace(loc.dirfd, loc.name, &st, after.data, after.len);
 	if (rc)
 		hermes_ws_fail(result, rc, "edit", args->path);
 out:

@@ -60,15 +60,8 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 	hermes_ws_loc_t loc;
 	if (locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) < 0)
 		return;
-	hermes_atomic_t at;
-	int rc = hermes_atomic_begin(&at, loc.dirfd, loc.name, loc.exists ? &loc.st : NULL);
-	if (rc == 0) {
-		rc = hermes_atomic_write(&at, args->content, strlen(args->content));
-		if (rc == 0)
-			rc = hermes_atomic_commit(&at, true);
-		else
-			hermes_atomic_abort(&at);
-	}
+	int rc = hermes_atomic_replace(loc.dirfd, loc.name, loc.exists ? &loc.st : NULL, args->content,
+	                               strlen(args->content));
 	if (rc)
 		hermes_ws_fail(result, rc, "write", args->path);
 	hermes_ws_loc_close(&loc);
