@@ -6,13 +6,20 @@
 # also stops reads), and --proc-env=minimal.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-# "Outside" must not be under /tmp, which the sandbox lets programs write: the build directory.
-OUT=$(mktemp -d "${top_builddir:-.}/policy-outside.XXXXXX")
-OUT=$(cd "$OUT" && pwd)
-trap 'rm -rf "$WS" "$OUT"' EXIT
+# "Outside" must not be under /tmp or /var/tmp, which the sandbox lets programs write: the build
+# directory if it is elsewhere, else the home directory.
+OUT=
+for base in "${top_builddir:-.}" "${HOME:-/nonexistent}"; do
+	dir=$(cd "$base" 2>/dev/null && pwd) || continue
+	case $dir/ in /tmp/*|/var/tmp/*) continue ;; esac
+	OUT=$(mktemp -d "$dir/.hermes-policy-outside.XXXXXX" 2>/dev/null) && break
+done
+trap 'rm -rf "$WS" ${OUT:+"$OUT"}' EXIT
 mkdir -p "$WS/root"
-echo secret > "$OUT/secret.txt"
-ln -s "$OUT" "$WS/root/out"
+if [ -n "$OUT" ]; then
+	echo secret > "$OUT/secret.txt"
+	ln -s "$OUT" "$WS/root/out"
+fi
 run() { "$HERMES" exec --root "$WS/root" "$@"; }
 
 # ---- --read-only, --allow, --deny
@@ -39,15 +46,14 @@ expect_match "an empty --deny is refused" "$("$HERMES" exec --deny= - </dev/null
 
 # ---- the sandbox
 shift_run() { cmd=$1; shift; printf 'verb: proc.run\narguments: {executable: sh, arguments: [-c, "%s"]}\n' "$cmd" | run "$@"; }
-# Landlock is there if a program cannot write outside under the default sandbox.
-landlock=yes
-shift_run "echo x > $OUT/probe" >/dev/null
-[ -e "$OUT/probe" ] && landlock=no
-rm -f "$OUT/probe"
-if [ "$landlock" = no ]; then
+if ! "$HERMES" --version | grep -q '^proc.run sandbox: Landlock'; then
 	echo "note: this kernel has no Landlock: proc.run's programs run unconfined (checked: strict refuses)"
 	out=$(printf 'verb: proc.run\narguments: {executable: "true", arguments: []}\n' | run --sandbox=strict)
 	expect_match "strict without Landlock: NotAllowed" "$out" '"errorCode":"NotAllowed"'
+	finish
+fi
+if [ -z "$OUT" ]; then
+	echo "note: no directory outside /tmp to write to: the sandbox's write checks are left out"
 	finish
 fi
 out=$(shift_run "echo x > $OUT/file")

@@ -9,6 +9,7 @@
 #include <hermes/hermes.h>
 
 #include "cli/commands.h"
+#include "verbs/spawn.h"
 #include "cli/options.h"
 
 static void usage(FILE *out)
@@ -38,6 +39,11 @@ static int version(void)
 {
 	printf("hermes %s\n", hermes_version());
 	printf("cJSON %s, libcyaml %s\n", cJSON_Version(), cyaml_version_str);
+	int abi = hermes_sandbox_abi();
+	if (abi > 0)
+		printf("proc.run sandbox: Landlock (ABI %d)\n", abi);
+	else
+		printf("proc.run sandbox: none (this kernel has no Landlock)\n");
 #ifdef HAVE_LIBEDIT
 	printf("console line editing: libedit\n");
 #else
