@@ -2,18 +2,35 @@
 # with replay.c into a check program that replays its corpus (make check); a build configured
 # with --enable-fuzzing (clang, CFLAGS with -fsanitize=fuzzer-no-link,...) links them with
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
-FUZZ_TARGETS = tests/fuzz/fuzz_json
+FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_framing \
+	tests/fuzz/fuzz_path
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS)
 
+# the JSON reader
 tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_json_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/json:tests/data/JSONTestSuite/test_parsing"'
 tests_fuzz_fuzz_json_LDADD = $(fuzz_core_libs)
+# envelopes, YAML and JSON, decoded for every verb
+tests_fuzz_fuzz_envelope_SOURCES = tests/fuzz/fuzz_envelope.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_envelope_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/envelope:tests/fuzz/corpus/json"'
+tests_fuzz_fuzz_envelope_LDADD = $(fuzz_core_libs)
+# what a client sends hermes serve: framing, reading, JSON-RPC classification
+tests_fuzz_fuzz_framing_SOURCES = tests/fuzz/fuzz_framing.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_framing_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/framing"'
+tests_fuzz_fuzz_framing_LDADD = libhermes_server.la $(fuzz_core_libs)
+# workspace path resolution
+tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
+tests_fuzz_fuzz_path_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 
 if FUZZING
 noinst_PROGRAMS += $(FUZZ_TARGETS)
 fuzz_link_flags = -fsanitize=fuzzer
 tests_fuzz_fuzz_json_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_envelope_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_framing_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -21,6 +38,9 @@ fuzzers:
 else
 check_PROGRAMS += $(FUZZ_TARGETS)
 tests_fuzz_fuzz_json_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_envelope_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_framing_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1
