@@ -154,6 +154,21 @@ for cmd in serve mcp; do
 	expect_match "$cmd with a bad --root: message" "$err" "does-not-exist"
 done
 
+# One broken envelope in a stream gets its own error result and does not swallow the next one
+# (issue 10, case 16): three in, three out, in order, through exec and through the console.
+stream='{"verb":"fs.exists","arguments":{"path":"a"}}
+{"verb":"fs.exists","arguments":{"path":}
+{"verb":"fs.exists","arguments":{"path":"c"}}
+{"verb":"fs.exists","arguments":{"path":"d"
+{"verb":"fs.exists","arguments":{"path":"e"}}'
+for mode in exec -i; do
+	out=$(printf '%s\n' "$stream" | "$HERMES" $mode 2>/dev/null)
+	expect_eq "$mode: one result per envelope" "$(printf '%s\n' "$out" | wc -l | tr -d ' ')" 5
+	expect_eq "$mode: the broken ones fail, the others run" \
+		"$(printf '%s\n' "$out" | sed 's/.*"succeeded":\([a-z]*\).*/\1/' | tr '\n' ' ')" \
+		"true false true false true "
+done
+
 # Usage errors.
 run_hermes exec </dev/null
 expect_eq "empty input exit" "$rc" 2

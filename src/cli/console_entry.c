@@ -134,6 +134,13 @@ int hermes_entry_feed(hermes_console_entry_t *e, const char *line, size_t len, s
 			return HERMES_ENTRY_MORE;
 		e->json = line[i] == '{';
 	}
+	if (e->json && e->lines > 0 && e->depth > 0 && !e->in_string && len > 0 && line[0] == '{') {
+		/* A line that starts a new envelope while one is still open: the open one is broken
+		 * (an unclosed bracket). It is submitted as it is, to be reported, and this line starts
+		 * the next one, rather than being swallowed by it. */
+		*consumed = 0;
+		return HERMES_ENTRY_SUBMIT;
+	}
 	if (e->json) {
 		bool closed;
 		size_t end = scan_json(e, line, len, &closed);

@@ -80,6 +80,17 @@ static size_t next_line(const char *t, size_t len, size_t p)
 	return nl ? (size_t)(nl - t) + 1 : len;
 }
 
+/* A JSON document that does not parse, with its error at offset bad: it runs to the end of the
+ * line before the next line that starts a new envelope ('{' first on the line), so that one broken
+ * envelope in a stream is reported alone and does not swallow the next; or to the end of text. */
+static size_t resync(const char *t, size_t len, size_t bad)
+{
+	for (size_t p = bad > 0 ? bad : 1; p < len; p++)
+		if (t[p] == '{' && t[p - 1] == '\n')
+			return p; /* the error may be that very '{', where the broken one was cut short */
+	return len;
+}
+
 int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len, int *first_line,
                     hermes_json_doc_t **json)
 {
@@ -94,7 +105,7 @@ int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len,
 		hermes_json_doc_t *tree;
 		if (hermes_json_parse(s->text + start, s->len - start, HERMES_MAX_NESTING, &tree, &end,
 		                      NULL) != 0)
-			end = s->len - start; /* the rest is one bad document: decoding it says why */
+			end = resync(s->text + start, s->len - start, end); /* decoding it says why */
 		else if (json)
 			*json = tree;
 		else
