@@ -8,8 +8,10 @@ tests_check_core_LDADD = libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) $(CYAML_L
 TESTS += tests/check_core
 endif
 
-TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh
+TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
+	tests/exec_signals.py
 EXTRA_DIST += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
+	tests/exec_signals.py \
 	tests/golden
 
 # Adding a verb touches the table, one handler file and its line in src/verbs/local.mk: proved on

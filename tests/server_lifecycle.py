@@ -176,6 +176,86 @@ def test_second_sigint_cancels():
         check(s.wait() == 0 and time.monotonic() - t0 < 10, "exited promptly")
 
 
+# A program that ignores SIGTERM, with a descendant in the background: only SIGKILL ends them.
+STUBBORN = {"executable": "sh", "arguments": [
+    "-c", "trap '' TERM; sleep 300 & echo $! > bgpid; touch started; wait"]}
+
+
+def gone(pid, within):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < within:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                if f.read().split(") ")[1][0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def grace_then_cancel(trigger):
+    """shutdown, a signal or the end of input: the work in flight gets --grace-seconds, a quick
+    run still finishes within it, and what is left is then cancelled (answered -32800) with
+    everything it started; the server exits about a second after the grace (the bound checked
+    here is loose: machines are noisy; before, it waited up to 600 s)."""
+    if not PROC:
+        return "skip"
+    with Server(args=["--grace-seconds=1"]) as s:
+        slow = s.request("proc.run", STUBBORN)
+        s.wait_for_file("started")
+        s.wait_for_file("bgpid")
+        time.sleep(0.05)
+        bg = int(open(os.path.join(s.root, "bgpid")).read())
+        quick = s.request("proc.run", {"executable": "sh", "arguments": ["-c", "touch q; sleep 0.3"]})
+        s.wait_for_file("q")
+        t0 = time.monotonic()
+        sd = trigger(s)
+        r = s.reply_to(quick, 10)
+        check(r["result"]["exitCode"] == 0, "a run that ends within the grace is answered: %r" % r)
+        r = s.reply_to(slow, 10)
+        took = time.monotonic() - t0
+        e = expect_error(r, -32800, slow)
+        check(e["data"]["result"]["errorCode"] == "Cancelled", e)
+        check(took >= 0.9, "cancelled before the grace was over (%.2f s)" % took)
+        check(took < 5.0, "cancelled %.2f s after the session ended (grace 1 s)" % took)
+        check(gone(bg, 3.0), "a descendant of the run outlived it")
+        if sd is not None:
+            r = s.reply_to(sd, 10)
+            check(r["result"] is None, r)
+            s.notify("exit")
+        check(s.read_to_eof() == [], "no stray output")
+        check(s.wait() == 0, "status")
+        check("grace period of 1 s over: cancelled 1 request" in s.stderr(), s.stderr())
+
+
+def test_grace_after_end_of_input():
+    def trigger(s):
+        s.close_stdin()
+    return grace_then_cancel(trigger)
+
+
+def test_grace_after_shutdown():
+    return grace_then_cancel(lambda s: s.request("shutdown"))
+
+
+def test_grace_after_sigterm():
+    def trigger(s):
+        s.proc.send_signal(signal.SIGTERM)
+    return grace_then_cancel(trigger)
+
+
+def test_grace_zero_cancels_at_once():
+    if not PROC:
+        return "skip"
+    with Server(args=["--grace-seconds=0"]) as s:
+        slow = s.request("proc.run", started_then(300))
+        s.wait_for_file("started")
+        s.close_stdin()
+        expect_error(s.reply_to(slow, 10), -32800, slow)
+        check(s.wait() == 0, "status")
+
+
 def test_client_going_away_does_not_kill_mid_request():
     with Server() as s:
         for _ in range(200):

@@ -20,6 +20,8 @@ static void help_mcp(void)
 	       "\n"
 	       "Options:\n"
 	       "      --jobs=N                tool calls run in parallel (default: processor count)\n"
+	       "      --grace-seconds=N       at the end of the session, work still running gets N\n"
+	       "                              seconds (default 5), then it is cancelled\n"
 	       "      --max-message-bytes=N   largest message accepted (default 64M)\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
 	       "%s"
@@ -27,7 +29,7 @@ static void help_mcp(void)
 	       "\n"
 	       "Without --root, the workspace is the client's first file:// root (roots/list) if it\n"
 	       "offers roots, or else the current directory. The session ends when standard input\n"
-	       "does; tool calls still running are then cancelled.\n",
+	       "does; long tool calls still running are then cancelled, the others get the grace.\n",
 	       hermes_executor_options_help);
 }
 
@@ -46,12 +48,15 @@ static void help(void)
 	       "                              protocolVersion, else Hermes's), hermes or mcp\n"
 	       "      --max-message-bytes=N   largest message accepted (default 64M)\n"
 	       "      --jobs=N                requests run in parallel (default: processor count)\n"
+	       "      --grace-seconds=N       at the end of the session, work still running gets N\n"
+	       "                              seconds (default 5), then it is cancelled\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
 	       "\n"
 	       "Without --root, the workspace is the initialize request's workspaceRoot, or else the\n"
-	       "current directory. SIGTERM and SIGINT finish the requests in flight, then exit.\n",
+	       "current directory. shutdown, the end of input, SIGTERM and SIGINT let the requests in\n"
+	       "flight finish within the grace, cancel what is left, then exit.\n",
 	       hermes_executor_options_help);
 }
 
@@ -68,13 +73,14 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 {
 	enum {
 		OPT_FRAMING = HERMES_OPT_COMMAND, OPT_PROTOCOL, OPT_MAX_MESSAGE_BYTES, OPT_JOBS,
-		OPT_LOG_LEVEL
+		OPT_LOG_LEVEL, OPT_GRACE
 	};
 	static const struct option serve_opts[] = {
 		{"framing", required_argument, NULL, OPT_FRAMING},
 		{"protocol", required_argument, NULL, OPT_PROTOCOL},
 		{"max-message-bytes", required_argument, NULL, OPT_MAX_MESSAGE_BYTES},
 		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"grace-seconds", required_argument, NULL, OPT_GRACE},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 		{"help", no_argument, NULL, 'h'},
 		HERMES_EXECUTOR_LONGOPTS,
@@ -84,6 +90,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	static const struct option mcp_opts[] = {
 		{"max-message-bytes", required_argument, NULL, OPT_MAX_MESSAGE_BYTES},
 		{"jobs", required_argument, NULL, OPT_JOBS},
+		{"grace-seconds", required_argument, NULL, OPT_GRACE},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
 		{"help", no_argument, NULL, 'h'},
 		HERMES_EXECUTOR_LONGOPTS,
@@ -99,6 +106,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	opts.protocol = protocol;
 	opts.framing = mcp ? HERMES_FRAMING_NDJSON : HERMES_FRAMING_AUTO;
 	opts.log_level = HERMES_LOG_WARN;
+	opts.grace_seconds = 5;
 	opts.in_fd = STDIN_FILENO;
 	opts.out_fd = STDOUT_FILENO;
 
@@ -137,6 +145,12 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 				return hermes_usage_error(cmd, "invalid --jobs '%s' (expected a number from 1 "
 				                          "to 1024)", v);
 			opts.jobs = (int)n;
+			break;
+		case OPT_GRACE:
+			if (hermes_parse_count(v, 0, 86400, &n))
+				return hermes_usage_error(cmd, "invalid --grace-seconds '%s' (expected a number "
+				                          "from 0 to 86400)", v);
+			opts.grace_seconds = (int)n;
 			break;
 		case OPT_LOG_LEVEL:
 			if ((k = pick(v, levels, 5)) < 0)

@@ -21,6 +21,7 @@
 
 struct hermes_cancel {
 	atomic_bool requested;
+	atomic_bool urgent;
 	int fd;
 	/* progress: set before the call, then used by the verb's thread only */
 	hermes_progress_fn progress;
@@ -35,6 +36,7 @@ hermes_cancel_t *hermes_cancel_new(void)
 	if (!c)
 		return NULL;
 	atomic_init(&c->requested, false);
+	atomic_init(&c->urgent, false);
 	c->progress = NULL;
 	c->progress_ctx = NULL;
 	c->last_ns = 0;
@@ -64,6 +66,19 @@ void hermes_cancel_request(hermes_cancel_t *c)
 	do
 		r = write(c->fd, &one, sizeof one);
 	while (r < 0 && errno == EINTR);
+}
+
+void hermes_cancel_request_urgent(hermes_cancel_t *c)
+{
+	if (!c)
+		return;
+	atomic_store(&c->urgent, true); /* before the flag: whoever sees it cancelled sees this */
+	hermes_cancel_request(c);
+}
+
+bool hermes_cancel_urgent(const hermes_cancel_t *c)
+{
+	return c && atomic_load(&((hermes_cancel_t *)c)->urgent);
 }
 
 bool hermes_cancel_requested(const hermes_cancel_t *c)

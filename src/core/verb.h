@@ -43,6 +43,12 @@ void hermes_result_fail(void *result, hermes_errcode_t code, const char *fmt, ..
 void hermes_call_progress(const hermes_call_t *call, double progress, double total,
                           const char *fmt, ...) HERMES_PRINTF(4, 5);
 
+/* Cancels like hermes_cancel_request(), and says there is no time left: a running program gets
+ * HERMES_RUN_URGENT_GRACE_MS between SIGTERM and SIGKILL instead of the usual grace. The server
+ * uses it once its own grace period after shutdown, a signal or the end of input is over. */
+void hermes_cancel_request_urgent(hermes_cancel_t *cancel);
+bool hermes_cancel_urgent(const hermes_cancel_t *cancel);
+
 /* Sets err (if not NULL): code and formatted message; line, column and field cleared. */
 void hermes_error_set(hermes_error_t *err, hermes_errcode_t code, const char *fmt, ...)
 	HERMES_PRINTF(3, 4);

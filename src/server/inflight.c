@@ -8,6 +8,7 @@
 
 #include "core/buf.h"
 #include "server/jsonrpc.h"
+#include "core/verb.h"
 #include "server/log.h"
 #include "server/state.h"
 
@@ -153,7 +154,9 @@ size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, un
 			dropped = r;
 		} else {
 			r->cancel_requested = true;
-			if (r->token)
+			if (r->token && (how & HERMES_CANCEL_URGENT))
+				hermes_cancel_request_urgent(r->token);
+			else if (r->token)
 				hermes_cancel_request(r->token);
 		}
 	}

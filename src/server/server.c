@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <malloc.h>
 #include <poll.h>
 #include <sched.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/log.h"
@@ -178,6 +180,8 @@ static void cancel_all(server_t *srv, unsigned how)
 typedef struct loop {
 	bool eof, graceful, broken;
 	int signals_handled;
+	int64_t grace_end;  /* when the work still running is cancelled; -1: not winding down yet */
+	bool grace_over;
 } loop_t;
 
 /* A first SIGTERM/SIGINT finishes the work in flight; a second cancels it. */
@@ -187,8 +191,8 @@ static void handle_signals(server_t *srv, loop_t *l)
 	if (seen <= l->signals_handled)
 		return;
 	if (l->signals_handled == 0) {
-		hermes_log(HERMES_LOG_INFO, "signal received: finishing the work in flight, then exiting "
-		           "(a second signal cancels it)");
+		hermes_log(HERMES_LOG_INFO, "signal received: finishing the work in flight (grace %d s), "
+		           "then exiting (a second signal cancels it)", srv->opts->grace_seconds);
 		stop_taking_work(srv, 0);
 		l->graceful = true;
 	}
@@ -229,7 +233,8 @@ static void read_input(server_t *srv, loop_t *l, int in, char *buf, size_t size,
 			stop_taking_work(srv, 0);
 			cancel_all(srv, HERMES_CANCEL_SILENT | HERMES_CANCEL_LONG_ONLY);
 		} else {
-			hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight");
+			hermes_log(HERMES_LOG_INFO, "end of input: finishing the work in flight (grace %d s)",
+			           srv->opts->grace_seconds);
 		}
 		l->eof = true;
 		if (srv->exit_status < 0)
@@ -237,16 +242,50 @@ static void read_input(server_t *srv, loop_t *l, int in, char *buf, size_t size,
 	}
 }
 
-/* True once there is nothing to read and nothing in flight. */
-static bool finished(server_t *srv, const loop_t *l)
+static int64_t now_ms(void)
 {
-	if (!l->eof && !srv->stop_reading && !l->graceful)
-		return false;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Once the session winds down (shutdown, a signal, the end of input), the work still running gets
+ * the grace period; then it is cancelled with no time left, so that a program that would run for
+ * minutes does not hold the server: it is gone within a second of the grace. Returns how long
+ * poll() may sleep (-1: until something happens). */
+static int grace(server_t *srv, loop_t *l, bool winding, bool idle)
+{
+	if (!winding || l->grace_over)
+		return -1;
+	int64_t now = now_ms();
+	if (l->grace_end < 0)
+		l->grace_end = now + (int64_t)srv->opts->grace_seconds * 1000;
+	if (idle)
+		return -1;
+	if (now < l->grace_end)
+		return l->grace_end - now > INT_MAX ? INT_MAX : (int)(l->grace_end - now);
+	l->grace_over = true;
+	size_t n = hermes_inflight_cancel(srv, NULL, 0, HERMES_CANCEL_URGENT |
+	                                  (srv->protocol == HERMES_PROTOCOL_MCP ? HERMES_CANCEL_SILENT : 0));
+	if (n)
+		hermes_log(HERMES_LOG_WARN, "grace period of %d s over: cancelled %zu request(s) still "
+		           "running", srv->opts->grace_seconds, n);
+	return -1;
+}
+
+/* True once there is nothing to read and nothing in flight; *timeout: how long the loop may
+ * wait for something to happen. */
+static bool finished(server_t *srv, loop_t *l, int *timeout)
+{
 	pthread_mutex_lock(&srv->lock);
-	srv->finishing = true;
+	bool ending = l->eof || srv->stop_reading || l->graceful;
+	bool winding = ending || srv->shutdown;
+	if (ending)
+		srv->finishing = true;
 	bool idle = srv->active_count == 0;
 	pthread_mutex_unlock(&srv->lock);
-	return idle;
+	*timeout = grace(srv, l, winding, idle);
+	return ending && idle;
 }
 
 /* Is the client holding too much of the server (see state.h)? Once it is, half of each bound must
@@ -291,11 +330,12 @@ static void serve(server_t *srv, int in)
 	hermes_frame_sink_t sink = {feed_message, feed_error, srv};
 	enum { READ_SIZE = 65536 };
 	char *buf = malloc(READ_SIZE);
-	loop_t l = {0};
-	while (!finished(srv, &l)) {
+	loop_t l = {.grace_end = -1};
+	int timeout;
+	while (!finished(srv, &l, &timeout)) {
 		bool reading = !l.eof && !srv->stop_reading && room_to_read(srv);
 		struct pollfd p[2] = {{srv->wake[0], POLLIN, 0}, {in, POLLIN, 0}};
-		if (poll(p, reading ? 2 : 1, -1) < 0) {
+		if (poll(p, reading ? 2 : 1, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			hermes_log(HERMES_LOG_ERROR, "poll: %s", strerror(errno));

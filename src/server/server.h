@@ -19,6 +19,8 @@ typedef struct hermes_server_options {
 	hermes_protocol_t protocol; /* AUTO: MCP if the first initialize has params.protocolVersion */
 	int64_t max_message_bytes;/* 0 = 64 MiB */
 	int jobs;                 /* 0 = processor count */
+	int grace_seconds;        /* after shutdown, a signal or the end of input, work still running
+	                           * gets this long, then is cancelled (the CLI's default: 5) */
 	hermes_log_level_t log_level;
 	int in_fd, out_fd;        /* normally 0 and 1 */
 } hermes_server_options_t;

@@ -230,7 +230,8 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r);
  * Returns how many matched. */
 enum {
 	HERMES_CANCEL_SILENT = 1,    /* MCP: no reply at all is sent for them */
-	HERMES_CANCEL_LONG_ONLY = 2  /* only LONG verbs (the others finish in a moment anyway) */
+	HERMES_CANCEL_LONG_ONLY = 2, /* only LONG verbs (the others finish in a moment anyway) */
+	HERMES_CANCEL_URGENT = 4     /* no time left: a running program gets the short grace */
 };
 size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how);
 /* Answers pending shutdown requests if nothing is in flight (and wakes a finishing loop); or,

@@ -478,7 +478,7 @@ static hermes_errcode_t watch(const hermes_call_t *call, hermes_run_t *run, cons
 	if (why != HERMES_E_NONE) {
 		/* The supervisor ends the program's group and every descendant (SIGTERM, a grace,
 		 * SIGKILL) and exits once none is left. */
-		hermes_run_stop(run);
+		hermes_run_stop(run, why == HERMES_E_CANCELLED && hermes_cancel_urgent(call->cancel));
 		if (!wait_exit(run->pid, run->pidfd, -1, HERMES_RUN_GRACE_MS + 2000, NULL))
 			kill(run->pid, SIGKILL); /* a supervisor that does not answer (should not happen) */
 	}

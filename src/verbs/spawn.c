@@ -282,6 +282,7 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
 	sigset_t wanted;
 	sigemptyset(&wanted);
 	sigaddset(&wanted, SIGTERM);
+	sigaddset(&wanted, SIGUSR1); /* an urgent stop */
 	sigaddset(&wanted, SIGCHLD);
 	int64_t kill_at = -1;
 	for (;;) {
@@ -297,11 +298,13 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
 		struct timespec tick = {0, 50 * 1000 * 1000};
 		siginfo_t si;
 		int sig = sigtimedwait(&wanted, &si, &tick);
-		if (sig == SIGTERM && kill_at < 0) {
+		if ((sig == SIGTERM || sig == SIGUSR1) && kill_at < 0) {
 			kill(-prog, SIGTERM);
 			signal_children(SIGTERM);
 			kill_at = now_ms() + HERMES_RUN_GRACE_MS;
 		}
+		if (sig == SIGUSR1 && kill_at > now_ms() + HERMES_RUN_URGENT_GRACE_MS)
+			kill_at = now_ms() + HERMES_RUN_URGENT_GRACE_MS;
 		if (kill_at >= 0 && now_ms() >= kill_at) {
 			kill(-prog, SIGKILL);
 			signal_children(SIGKILL);
@@ -343,9 +346,9 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 	return 0;
 }
 
-void hermes_run_stop(hermes_run_t *run)
+void hermes_run_stop(hermes_run_t *run, bool urgent)
 {
-	kill(run->pid, SIGTERM);
+	kill(run->pid, urgent ? SIGUSR1 : SIGTERM);
 }
 
 int hermes_run_finish(hermes_run_t *run, int *status)

@@ -36,10 +36,12 @@ typedef struct hermes_run {
 int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run);
 
 /* Asks the run to stop: the program's group gets SIGTERM, then, after a grace of
- * HERMES_RUN_GRACE_MS, every descendant left gets SIGKILL. Returns at once: the supervisor exits
- * (its pidfd becomes readable) once nothing of the run is left. */
+ * HERMES_RUN_GRACE_MS (urgent: HERMES_RUN_URGENT_GRACE_MS), every descendant left gets SIGKILL.
+ * Returns at once: the supervisor exits (its pidfd becomes readable) once nothing of the run is
+ * left. An urgent stop after a plain one shortens the grace still running. */
 #define HERMES_RUN_GRACE_MS 2000
-void hermes_run_stop(hermes_run_t *run);
+#define HERMES_RUN_URGENT_GRACE_MS 500
+void hermes_run_stop(hermes_run_t *run, bool urgent);
 
 /* Reaps the supervisor (waiting for it) and says how the program ended: 0 and its wait status
  * in *status; or -errno if it could not be executed (ENOENT: a missing #! interpreter or
