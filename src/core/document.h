@@ -33,8 +33,8 @@ void hermes_doc_splitter_init(hermes_doc_splitter_t *s, const char *text, size_t
 /* The next document: returns 1 and sets doc and doc_len to its text and first_line to the 1-based
  * line where it starts; returns 0 at the end of the stream. JSON streams: the document is read
  * once, and if json is not NULL *json receives its tree (the caller frees it with
- * hermes_json_doc_free); a syntax error yields the rest of the stream as one last document with
- * *json NULL, so that decoding its text reports the error. YAML streams: *json is NULL; empty
+ * hermes_json_doc_free); a syntax error yields a document with *json NULL (decoding its text
+ * reports the error) that runs up to the next line starting with '{', or to the end. YAML streams: *json is NULL; empty
  * documents are skipped. */
 int hermes_doc_next(hermes_doc_splitter_t *s, const char **doc, size_t *doc_len, int *first_line,
                     hermes_json_doc_t **json);

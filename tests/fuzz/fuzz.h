@@ -5,7 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hermes/hermes.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* An executor whose verbs are all stubs that change nothing (tests/fuzz/stubs.c). */
+hermes_executor_t *fuzz_stub_executor(void);
 
 /* A fuzz target checks the invariants it can; a broken one aborts, which both libFuzzer and the
  * replay driver report as a failure with the input. */

@@ -9,36 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/desc.h"
-#include "core/executor.h"
 #include "core/json.h"
-#include "core/verb.h"
 #include "fuzz/fuzz.h"
-
-static void stub(const hermes_call_t *call, const void *args, void *result)
-{
-	(void)call, (void)args, (void)result; /* decoded: that is what is under test */
-}
-
-static hermes_executor_t *executor(void)
-{
-	static hermes_executor_t *ex;
-	if (ex)
-		return ex;
-	hermes_config_t cfg = {.max_envelope_bytes = 1 << 20};
-	ex = hermes_executor_create(&cfg, "/nonexistent", NULL, NULL);
-	FUZZ_ASSERT(ex != NULL);
-	for (size_t i = 0; i < hermes_verb_desc_count; i++)
-		FUZZ_ASSERT(hermes_executor_register(ex, hermes_verb_descs[i].name, stub, NULL) == 0);
-	return ex;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *out = NULL;
 	hermes_error_t err;
 	memset(&err, 0, sizeof err);
-	hermes_outcome_t o = hermes_execute(executor(), (const char *)data, size, 0, NULL, &out, &err);
+	hermes_outcome_t o = hermes_execute(fuzz_stub_executor(), (const char *)data, size, 0, NULL, &out, &err);
 	FUZZ_ASSERT(o == HERMES_OUTCOME_SUCCEEDED || o == HERMES_OUTCOME_FAILED ||
 	            o == HERMES_OUTCOME_INVALID);
 	FUZZ_ASSERT(out != NULL);

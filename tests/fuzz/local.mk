@@ -2,8 +2,8 @@
 # with replay.c into a check program that replays its corpus (make check); a build configured
 # with --enable-fuzzing (clang, CFLAGS with -fsanitize=fuzzer-no-link,...) links them with
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
-FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_framing \
-	tests/fuzz/fuzz_path
+FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
+	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_path
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS)
 
@@ -12,13 +12,21 @@ tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_json_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/json:tests/data/JSONTestSuite/test_parsing"'
 tests_fuzz_fuzz_json_LDADD = $(fuzz_core_libs)
 # envelopes, YAML and JSON, decoded for every verb
-tests_fuzz_fuzz_envelope_SOURCES = tests/fuzz/fuzz_envelope.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_envelope_SOURCES = tests/fuzz/fuzz_envelope.c tests/fuzz/stubs.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_envelope_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/envelope:tests/fuzz/corpus/json"'
 tests_fuzz_fuzz_envelope_LDADD = $(fuzz_core_libs)
+# a stream of envelopes as hermes exec reads it: split into documents, each run on stub verbs
+tests_fuzz_fuzz_stream_SOURCES = tests/fuzz/fuzz_stream.c tests/fuzz/stubs.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_stream_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/stream:tests/fuzz/corpus/envelope"'
+tests_fuzz_fuzz_stream_LDADD = $(fuzz_core_libs)
 # what a client sends hermes serve: framing, reading, JSON-RPC classification
 tests_fuzz_fuzz_framing_SOURCES = tests/fuzz/fuzz_framing.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_framing_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/framing"'
 tests_fuzz_fuzz_framing_LDADD = libhermes_server.la $(fuzz_core_libs)
+# a whole session of hermes serve: both protocols, every method, real verbs (proc.* off)
+tests_fuzz_fuzz_server_SOURCES = tests/fuzz/fuzz_server.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_server_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/server"'
+tests_fuzz_fuzz_server_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_core_libs)
 # workspace path resolution
 tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
@@ -29,7 +37,9 @@ noinst_PROGRAMS += $(FUZZ_TARGETS)
 fuzz_link_flags = -fsanitize=fuzzer
 tests_fuzz_fuzz_json_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_envelope_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_stream_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_framing_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_server_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
@@ -39,7 +49,9 @@ else
 check_PROGRAMS += $(FUZZ_TARGETS)
 tests_fuzz_fuzz_json_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_envelope_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_stream_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_framing_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_server_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:

@@ -5,7 +5,7 @@
 # New interesting inputs go to a temporary directory; a crash input is left in BUILDDIR as
 # crash-<sha1> (add it to tests/fuzz/corpus/<target>/ once fixed, so it is replayed forever).
 set -u
-build=${1:?usage: run.sh BUILDDIR [SECONDS]}
+build=$(cd "${1:?usage: run.sh BUILDDIR [SECONDS]}" && pwd) || exit 1
 seconds=${2:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d) || exit 1
