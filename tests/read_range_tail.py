@@ -37,7 +37,7 @@ def expected(lines, start, end, numbers):
     s = start if start > 0 else max(1, total + start + 1)
     e = end if end > 0 else total + end + 1
     chosen = lines[s - 1:e] if e >= s else []
-    at_end = e >= total or (start > total)
+    at_end = max(e, 0) >= total or start > total  # no line of the file after the range
     if not numbers:
         return "".join(chosen), at_end
     width = len(str(s + len(chosen) - 1)) if chosen else 0
@@ -62,7 +62,7 @@ with tempfile.TemporaryDirectory(prefix="hermes-tail.") as root:
             if (a > 0) == (b > 0) and b < a:
                 a, b = b, a
             runs.append((name, body, a, b, numbers))
-        for k in (1, 2, 10, n, n + 5):
+        for k in sorted({1, 2, 10, n, n + 5} - {0}):  # -0 is no line number
             runs.append((name, body, -k, -1, False))
     envs = "".join(json.dumps({"verb": "fs.readRange", "arguments": {
         "path": name, "startLine": a, "endLine": b, "includeLineNumbers": numbers}}) + "\n"
