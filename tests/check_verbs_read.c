@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -363,6 +364,63 @@ START_TEST(list_dir_sorted)
 }
 END_TEST
 
+/* The order of a big listing is strcmp's, whatever the names share: a common prefix (the sort
+ * keys start after it), names that are prefixes of one another, names ending inside the 8-byte
+ * key or just past it, multi-byte UTF-8, equal keys told apart by their tails. Random names; the
+ * seed is printed and taken from HERMES_TEST_SEED. */
+static int by_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void check_order(const char *dir, const char *prefix, unsigned seed)
+{
+	static const char *const pieces[] = {"a", "b", "z", "0", "9", ".", "-", "\xc3\xa9", "\xe2\x82\xac", "A"};
+	enum { N = 600 }; /* the radix sort starts at 64 names */
+	char **names = calloc(N, sizeof *names);
+	size_t n = 0;
+	char rel[512];
+	for (size_t i = 0; i < N; i++) {
+		char name[128];
+		size_t len = (size_t)snprintf(name, sizeof name, "%s", i % 7 == 0 ? "" : prefix);
+		size_t parts = (size_t)(rand_r(&seed) % 14);
+		for (size_t k = 0; k < parts; k++)
+			len += (size_t)snprintf(name + len, sizeof name - len, "%s", pieces[rand_r(&seed) % 10]);
+		if (len == 0 || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = strcmp(names[j], name) == 0;
+		if (dup)
+			continue;
+		names[n++] = strdup(name);
+		snprintf(rel, sizeof rel, "ws/%s/%s", dir, name);
+		vt_put(rel, "");
+	}
+	qsort(names, n, sizeof *names, by_strcmp);
+	cJSON *r = vt_call("fs.listDir", vt_args("path", dir, NULL));
+	vt_ok(r);
+	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(r, "entries");
+	ck_assert_int_eq(cJSON_GetArraySize(entries), (int)n);
+	for (size_t i = 0; i < n; i++) {
+		const char *got = vt_str(cJSON_GetArrayItem(entries, (int)i), "name");
+		ck_assert_msg(strcmp(got, names[i]) == 0, "entry %zu: '%s', expected '%s'", i, got, names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+START_TEST(list_dir_sort_order)
+{
+	const char *env = getenv("HERMES_TEST_SEED");
+	unsigned seed = env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL);
+	printf("list_dir_sort_order: seed %u (HERMES_TEST_SEED=%u replays it)\n", seed, seed);
+	check_order("p", "entry-0000", seed);  /* most names share 10 bytes */
+	check_order("q", "", seed + 1);        /* nothing shared */
+	check_order("r", "a", seed + 2);
+}
+END_TEST
+
 START_TEST(list_dir_errors)
 {
 	vt_put("ws/f", "");
@@ -537,6 +595,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, line_count_rules);
 	tcase_add_test(tc, line_count_errors);
 	tcase_add_test(tc, list_dir_sorted);
+	tcase_add_test(tc, list_dir_sort_order);
 	tcase_add_test(tc, list_dir_errors);
 	tcase_add_test(tc, list_dir_deep);
 	tcase_add_test(tc, stat_types);

@@ -111,7 +111,19 @@ void *hermes_lines_buffer(void)
 
 char *hermes_text_lossy(const char *s)
 {
-	size_t len = strlen(s);
+	return hermes_text_lossy_n(s, strlen(s));
+}
+
+char *hermes_text_lossy_n(const char *s, size_t len)
+{
+	if (hermes_text_valid(s, len, NULL)) {
+		char *copy = malloc(len + 1);
+		if (copy) {
+			memcpy(copy, s, len);
+			copy[len] = '\0';
+		}
+		return copy;
+	}
 	hermes_buf_t out = HERMES_BUF_INIT;
 	hermes_buf_append(&out, "", 0);
 	while (len > 0) {

@@ -29,5 +29,7 @@ bool hermes_text_valid(const char *s, size_t len, size_t *bad);
 /* A malloc'd copy of s with each byte that is not part of valid UTF-8 replaced by U+FFFD, for
  * names the file system holds as arbitrary bytes; NULL if out of memory. */
 char *hermes_text_lossy(const char *s);
+/* The same for s[0..len) (no NUL inside); a valid name costs one malloc and one copy. */
+char *hermes_text_lossy_n(const char *s, size_t len);
 
 #endif
