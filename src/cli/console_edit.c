@@ -1,11 +1,12 @@
 /* cli/console_edit.c: libedit behind the console on a terminal: prompt, history (one entry per
  * envelope, saved after each), completion of verb names and :commands, and a character reader
- * that gives up when Ctrl-C or SIGTERM arrives, so the console regains control. */
+ * that gives up when Ctrl-C or SIGTERM arrives, so the console regains control. libedit is
+ * loaded here, when first needed (console_libedit.h); where it cannot be, the console reads plain
+ * lines (console_plain.c) and says so once. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <histedit.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@
 #include <wchar.h>
 
 #include "cli/console_edit.h"
+#include "cli/console_libedit.h"
+#include "cli/console_plain.h"
 #include "cli/console_signal.h"
 #include "core/executor.h"
 
@@ -26,6 +29,7 @@
 #define HISTORY_MAX_ENTRY (64 * 1024)
 
 struct hermes_editor {
+	hermes_plain_editor_t *plain; /* libedit could not be loaded: plain lines */
 	EditLine *el;
 	History *hist;
 	FILE *in, *out, *err;
@@ -269,6 +273,19 @@ hermes_editor_t *hermes_editor_new(int in_fd, int out_fd, int err_fd, const herm
 	hermes_editor_t *ed = calloc(1, sizeof *ed);
 	if (!ed)
 		return NULL;
+	char why[300];
+	if (!hermes_libedit_load(why, sizeof why)) {
+		static bool told;
+		if (!told) {
+			told = true;
+			dprintf(err_fd, "hermes: no line editing, history or completion (%s)\n", why);
+		}
+		if (!(ed->plain = hermes_plain_editor_new(in_fd, out_fd))) {
+			free(ed);
+			return NULL;
+		}
+		return ed;
+	}
 	ed->in_fd = in_fd;
 	ed->out_fd = out_fd;
 	ed->ex = ex;
@@ -315,6 +332,7 @@ void hermes_editor_free(hermes_editor_t *ed)
 {
 	if (!ed)
 		return;
+	hermes_plain_editor_free(ed->plain);
 	if (ed->el)
 		el_end(ed->el);
 	if (ed->hist)
@@ -333,6 +351,8 @@ void hermes_editor_free(hermes_editor_t *ed)
 int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, const char **text,
                        size_t *len)
 {
+	if (ed->plain)
+		return hermes_plain_editor_read(ed->plain, prompt, text, len);
 	ed->prompt = prompt;
 	ed->commands = commands;
 	int count = 0;
@@ -362,6 +382,8 @@ int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, c
 
 void hermes_editor_remember(hermes_editor_t *ed, const char *entry, size_t len)
 {
+	if (ed->plain)
+		return; /* no history without libedit */
 	while (len > 0 && (entry[len - 1] == '\n' || entry[len - 1] == '\r'))
 		len--;
 	if (len == 0 || len > HISTORY_MAX_ENTRY)

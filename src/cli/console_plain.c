@@ -1,6 +1,6 @@
-/* cli/console_plain.c: the console's line reader where Hermes was built without libedit: the
- * prompt, then a line as the terminal's own line discipline edits it (erase, kill, word erase);
- * no history and no completion. Same interface as console_edit.c (console_edit.h). */
+/* cli/console_plain.c: the console's line reader without libedit (built without it, or it cannot
+ * be loaded): the prompt, then a line as the terminal's own line discipline edits it (erase,
+ * kill, word erase); no history and no completion. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,20 +9,19 @@
 #include <unistd.h>
 
 #include "cli/console_edit.h"
+#include "cli/console_plain.h"
 #include "cli/console_signal.h"
 #include "core/buf.h"
 #include "core/fdio.h"
 
-struct hermes_editor {
+struct hermes_plain_editor {
 	int in_fd, out_fd;
 	hermes_buf_t line;
 };
 
-hermes_editor_t *hermes_editor_new(int in_fd, int out_fd, int err_fd, const hermes_executor_t *ex,
-                                   const char *history_path)
+hermes_plain_editor_t *hermes_plain_editor_new(int in_fd, int out_fd)
 {
-	(void)err_fd, (void)ex, (void)history_path; /* no completion, no history without libedit */
-	hermes_editor_t *ed = calloc(1, sizeof *ed);
+	hermes_plain_editor_t *ed = calloc(1, sizeof *ed);
 	if (ed) {
 		ed->in_fd = in_fd;
 		ed->out_fd = out_fd;
@@ -30,17 +29,16 @@ hermes_editor_t *hermes_editor_new(int in_fd, int out_fd, int err_fd, const herm
 	return ed;
 }
 
-void hermes_editor_free(hermes_editor_t *ed)
+void hermes_plain_editor_free(hermes_plain_editor_t *ed)
 {
 	if (ed)
 		hermes_buf_free(&ed->line);
 	free(ed);
 }
 
-int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, const char **text,
-                       size_t *len)
+int hermes_plain_editor_read(hermes_plain_editor_t *ed, const char *prompt, const char **text,
+                             size_t *len)
 {
-	(void)commands;
 	(void)hermes_write_all(ed->out_fd, prompt, strlen(prompt));
 	ed->line.len = 0;
 	char chunk[4096];
@@ -71,6 +69,38 @@ int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, c
 	return ed->line.failed ? HERMES_EDITOR_ERROR : HERMES_EDITOR_LINE;
 }
 
+#ifndef HAVE_LIBEDIT
+/* Built without libedit: the console's editor is this one. */
+struct hermes_editor {
+	hermes_plain_editor_t *plain;
+};
+
+hermes_editor_t *hermes_editor_new(int in_fd, int out_fd, int err_fd, const hermes_executor_t *ex,
+                                   const char *history_path)
+{
+	(void)err_fd, (void)ex, (void)history_path; /* no completion, no history without libedit */
+	hermes_editor_t *ed = calloc(1, sizeof *ed);
+	if (ed && !(ed->plain = hermes_plain_editor_new(in_fd, out_fd))) {
+		free(ed);
+		ed = NULL;
+	}
+	return ed;
+}
+
+void hermes_editor_free(hermes_editor_t *ed)
+{
+	if (ed)
+		hermes_plain_editor_free(ed->plain);
+	free(ed);
+}
+
+int hermes_editor_read(hermes_editor_t *ed, const char *prompt, bool commands, const char **text,
+                       size_t *len)
+{
+	(void)commands;
+	return hermes_plain_editor_read(ed->plain, prompt, text, len);
+}
+
 void hermes_editor_remember(hermes_editor_t *ed, const char *entry, size_t len)
 {
 	(void)ed, (void)entry, (void)len; /* no history without libedit */
@@ -80,3 +110,4 @@ char *hermes_editor_history_path(void)
 {
 	return NULL;
 }
+#endif

@@ -11,12 +11,13 @@ hermes_SOURCES = \
 	src/cli/console_entry.c src/cli/console_entry.h \
 	src/cli/console_edit.h \
 	src/cli/console_signal.c src/cli/console_signal.h
-# The console's line editor: libedit's, or plain lines where configure did not find libedit.
+# The console's line editor: libedit's, loaded when the console first needs it (not linked: see
+# console_libedit.h), or plain lines where configure did not find libedit or it cannot be loaded.
+hermes_SOURCES += src/cli/console_plain.c src/cli/console_plain.h
 if HAVE_LIBEDIT
-hermes_SOURCES += src/cli/console_edit.c
-else
-hermes_SOURCES += src/cli/console_plain.c
+hermes_SOURCES += src/cli/console_edit.c src/cli/console_libedit.c src/cli/console_libedit.h
 endif
-EXTRA_DIST += src/cli/console_edit.c src/cli/console_plain.c
+EXTRA_DIST += src/cli/console_edit.c src/cli/console_libedit.c src/cli/console_libedit.h
 hermes_CFLAGS = $(AM_CFLAGS) $(LIBEDIT_CFLAGS)
-hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) $(LIBEDIT_LIBS)
+hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) \
+	$(DLOPEN_LIBS)

@@ -9,6 +9,9 @@
 #include <hermes/hermes.h>
 
 #include "cli/commands.h"
+#ifdef HAVE_LIBEDIT
+#include "cli/console_libedit.h"
+#endif
 #include "verbs/spawn.h"
 #include "cli/options.h"
 
@@ -45,7 +48,12 @@ static int version(void)
 	else
 		printf("proc.run sandbox: none (this kernel has no Landlock)\n");
 #ifdef HAVE_LIBEDIT
-	printf("console line editing: libedit\n");
+	char why[300];
+	if (hermes_libedit_load(why, sizeof why))
+		printf("console line editing: libedit (%s, loaded when the console starts)\n",
+		       HERMES_LIBEDIT_SONAME);
+	else
+		printf("console line editing: none (plain lines: %s)\n", why);
 #else
 	printf("console line editing: none (plain lines: built without libedit)\n");
 #endif
