@@ -11,7 +11,8 @@
  *   before every run, so every side starts on the same hot page cache)   --unlink PATH (removed
  *   before every run and at the end)   --sync (sync(2) before every run: no side pays for the
  *   previous one's write-back)
- * serve only:  --proto hermes|mcp   --framing ndjson|content-length (how the server was told to frame
+ * serve only:  --proto hermes|mcp|echo (echo: no handshake, and each request line comes back as
+ *   its own reply, as `cat` does: the floor a pipe round trip sets)   --framing ndjson|content-length (how the server was told to frame
  *   its messages; default ndjson, the only one of MCP's stdio)   --request METHOD PARAMS_JSON
  *   (repeatable, sent round robin;
  *   for mcp, METHOD is the tool's name and PARAMS_JSON its arguments)   --inflight K (requests
@@ -51,7 +52,7 @@ struct request {
 };
 
 struct options {
-	bool serve, mcp, clen, sync;
+	bool serve, mcp, echo, clen, sync;
 	long runs, count, warmup, inflight, rss_samples;
 	const char *expect, *warm, *unlink_path, *server_stderr, *stdin_path, *perf_control;
 	struct request req[MAX_REQUESTS];
@@ -202,7 +203,7 @@ static void prepare_run(const struct options *o)
 struct session {
 	pid_t pid;
 	int wfd, rfd;
-	bool mcp, clen; /* clen: Content-Length framing, else one message per line */
+	bool mcp, echo, clen; /* clen: Content-Length framing, else one message per line */
 	char *rbuf;
 	size_t rlen, rcap, pos, scan; /* unread bytes are rbuf[pos..rlen); no '\n' in [pos..scan) */
 	long next_id;
@@ -233,6 +234,7 @@ static void start_server(struct session *s, const struct options *o)
 	s->wfd = to_srv[1];
 	s->rfd = from_srv[0];
 	s->mcp = o->mcp;
+	s->echo = o->echo;
 	s->clen = o->clen;
 	s->rcap = 1 << 20;
 	s->rbuf = xrealloc(NULL, s->rcap);
@@ -429,6 +431,8 @@ struct run_stats {
 /* true if the reply is a success (and holds the expected text) */
 static bool reply_ok(const struct session *s, const char *body, size_t len, const char *expect)
 {
+	if (s->echo) /* the request itself, back */
+		return !expect || memmem(body, len, expect, strlen(expect)) != NULL;
 	if (!find_member(body, len, "\"result\":"))
 		return false;
 	if (s->mcp ? find_member(body, len, "\"isError\":true") != NULL
@@ -583,7 +587,8 @@ static int do_serve(const struct options *o)
 {
 	struct session s;
 	start_server(&s, o);
-	handshake(&s);
+	if (!o->echo)
+		handshake(&s);
 
 	struct run_stats st = {0};
 	if (o->warmup > 0) {
@@ -612,7 +617,7 @@ static int do_serve(const struct options *o)
 		rtt_med[r] = median(st.rtt, (size_t)st.nrtt);
 	}
 	long rss = status_kib(s.pid, "VmRSS:"), hwm = status_kib(s.pid, "VmHWM:");
-	long requests = s.next_id - 2; /* ids start at 1, and the handshake took one */
+	long requests = s.next_id - (o->echo ? 1 : 2); /* ids start at 1; the handshake took one */
 	int status = stop_server(&s);
 	if (o->unlink_path)
 		unlink(o->unlink_path);
@@ -799,9 +804,10 @@ int main(int argc, char **argv)
 		else if (strcmp(a, "--stdin") == 0)
 			o.stdin_path = v;
 		else if (strcmp(a, "--proto") == 0) {
-			if (strcmp(v, "mcp") != 0 && strcmp(v, "hermes") != 0)
+			if (strcmp(v, "mcp") != 0 && strcmp(v, "hermes") != 0 && strcmp(v, "echo") != 0)
 				usage();
 			o.mcp = strcmp(v, "mcp") == 0;
+			o.echo = strcmp(v, "echo") == 0;
 		} else if (strcmp(a, "--framing") == 0) {
 			if (strcmp(v, "ndjson") != 0 && strcmp(v, "content-length") != 0)
 				usage();
