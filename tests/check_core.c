@@ -776,12 +776,14 @@ START_TEST(idl_traits)
 	ck_assert_ptr_eq(strstr(idl, "// traits: none\n"), idl);
 	free(idl);
 	const unsigned all = HERMES_TRAIT_READ_ONLY | HERMES_TRAIT_DESTRUCTIVE | HERMES_TRAIT_IDEMPOTENT |
-	                     HERMES_TRAIT_SPAWNS | HERMES_TRAIT_LONG;
+	                     HERMES_TRAIT_SPAWNS | HERMES_TRAIT_LONG | HERMES_TRAIT_INSTANT;
 	for (size_t i = 0; i < hermes_verb_desc_count; i++) {
 		unsigned t = hermes_verb_descs[i].traits;
 		ck_assert_msg((t & ~all) == 0, "%s: unknown trait bits", hermes_verb_descs[i].name);
 		ck_assert_msg((t & HERMES_TRAIT_READ_ONLY) == 0 || (t & HERMES_TRAIT_DESTRUCTIVE) == 0,
 		              "%s: read-only and destructive", hermes_verb_descs[i].name);
+		ck_assert_msg((t & HERMES_TRAIT_LONG) == 0 || (t & HERMES_TRAIT_INSTANT) == 0,
+		              "%s: long and instant", hermes_verb_descs[i].name);
 	}
 }
 END_TEST

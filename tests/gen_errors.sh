@@ -53,15 +53,17 @@ case_ "redeclared common field" 's/HERMES_FIELD(exitCode, INT32/HERMES_FIELD(suc
 case_ "unterminated string" 's/"workspace-relative path of the text file to read")/"workspace-relative path)/' \
 	"unterminated string"
 case_ "unknown trait" '/HERMES_VERB("fs.exists"/{n;s/READ_ONLY | IDEMPOTENT/READ_ONLY | QUICK/;}' \
-	"unknown trait 'QUICK' \\(expected READ_ONLY \\| DESTRUCTIVE \\| IDEMPOTENT \\| SPAWNS \\| LONG, or NONE\\)"
+	"unknown trait 'QUICK' \\(expected READ_ONLY \\| DESTRUCTIVE \\| IDEMPOTENT \\| SPAWNS \\| LONG \\| INSTANT, or NONE\\)"
 case_ "duplicate trait" '/HERMES_VERB("fs.readFile"/{n;s/| LONG/| LONG | LONG/;}' \
 	"duplicate trait 'LONG'"
 case_ "read-only and destructive" '/HERMES_VERB("fs.listDir"/{n;s/READ_ONLY/READ_ONLY | DESTRUCTIVE/;}' \
 	"traits 'READ_ONLY' and 'DESTRUCTIVE' contradict each other"
 case_ "destructive and read-only" '/HERMES_VERB("proc.run"/{n;s/DESTRUCTIVE/DESTRUCTIVE | READ_ONLY/;}' \
 	"traits 'DESTRUCTIVE' and 'READ_ONLY' contradict each other"
-case_ "nothing after |" '/HERMES_VERB("fs.exists"/{n;s/READ_ONLY | IDEMPOTENT/READ_ONLY |/;}' \
+case_ "nothing after |" '/HERMES_VERB("fs.listDir"/{n;s/READ_ONLY | IDEMPOTENT/READ_ONLY |/;}' \
 	"expected a name after '\\|', found ','"
+case_ "long and instant" '/HERMES_VERB("fs.readFile"/{n;s/| LONG/| LONG | INSTANT/;}' \
+	"traits 'LONG' and 'INSTANT' contradict each other"
 case_ "NONE with a trait" '/HERMES_VERB("fs.moveFile"/{n;s/NONE/NONE | LONG/;}' \
 	"'NONE' cannot be combined with other traits"
 case_ "traits left out" '/HERMES_VERB("fs.copyFile"/{n;d;}' \

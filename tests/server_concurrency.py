@@ -68,6 +68,34 @@ def test_slow_proc_run_is_overtaken(framing):
         check(order[-1] == slow and sorted(order[:-1]) == quick, order)
 
 
+@both_framings
+def test_instant_verbs_one_at_a_time(framing):
+    # fs.exists, fs.stat and sys.machineInfo sent alone run on the reader thread (the instant
+    # trait) and are written from there; with a LONG verb in flight, or several together, they
+    # go to the workers. Every reply must still be there, right, and in its framing.
+    with Server(framing) as s:
+        s.write_file("here.txt", "x")
+        slow = s.request("proc.run", started_then(1)) if PROC else None
+        if PROC:
+            s.wait_for_file("started")
+        for i in range(300):
+            if i == 150 and PROC:
+                r = s.reply_to(slow, 10)
+                check(r["result"]["exitCode"] == 0, r)
+            path = "here.txt" if i % 2 == 0 else "missing"
+            r = expect_result(s.call("fs.exists", {"path": path}))
+            check(r["exists"] is (i % 2 == 0), (i, r))
+            if i % 50 == 0:
+                check(expect_result(s.call("fs.stat", {"path": "here.txt"}))["size"] == 1, i)
+                check(expect_result(s.call("sys.machineInfo", {}))["succeeded"] is True, i)
+        # several in one write: the workers answer them all
+        ids = list(range(1000, 1020))
+        s.send_raw(b"".join(frame({"jsonrpc": "2.0", "id": i, "method": "fs.exists",
+                                   "params": {"path": "here.txt"}}, framing) for i in ids))
+        for i in ids:
+            check(expect_result(s.reply_to(i, 10))["exists"] is True, i)
+
+
 def test_cancel_running_proc_run():
     if not PROC:
         return "skip"

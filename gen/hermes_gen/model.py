@@ -35,9 +35,9 @@ class Type:
 
 # The verb traits, in the order of their bits in core/desc.h (HERMES_TRAIT_<name>). What each one
 # means is written in the header of defs/verbs.def and in hermes-verbs(7).
-TRAITS = ("READ_ONLY", "DESTRUCTIVE", "IDEMPOTENT", "SPAWNS", "LONG")
+TRAITS = ("READ_ONLY", "DESTRUCTIVE", "IDEMPOTENT", "SPAWNS", "LONG", "INSTANT")
 # Pairs of traits that no verb may have together.
-CONFLICTING_TRAITS = (("READ_ONLY", "DESTRUCTIVE"),)
+CONFLICTING_TRAITS = (("READ_ONLY", "DESTRUCTIVE"), ("LONG", "INSTANT"))
 
 
 class Verb:

@@ -60,6 +60,7 @@ struct hermes_type_desc {
 #define HERMES_TRAIT_IDEMPOTENT  0x04u
 #define HERMES_TRAIT_SPAWNS      0x08u
 #define HERMES_TRAIT_LONG        0x10u
+#define HERMES_TRAIT_INSTANT     0x20u
 
 typedef struct hermes_verb_desc {
 	const char *name;          /* "fs.readRange" */

@@ -28,6 +28,7 @@ static const struct {
 	{ HERMES_TRAIT_IDEMPOTENT, "idempotent" },
 	{ HERMES_TRAIT_SPAWNS, "spawns" },
 	{ HERMES_TRAIT_LONG, "long" },
+	{ HERMES_TRAIT_INSTANT, "instant" },
 };
 
 static void write_traits(hermes_buf_t *b, unsigned traits)

@@ -3,10 +3,14 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,7 +36,9 @@ struct hermes_output {
 	pthread_cond_t written;  /* a round of writes is done: maybe room for more */
 	frame_t *head, *tail;
 	bool stopping, done, broken;
-	uint64_t progress;       /* bytes written, to tell a slow client from a stuck one */
+	bool writing;            /* the writer thread is writing a list it took */
+	long pipe_size;          /* the output is a pipe this big; 0: a regular file; -1: other */
+	atomic_uint_fast64_t progress; /* bytes written, to tell a slow client from a stuck one */
 	size_t queued;           /* bytes of the frames queued or being written */
 	void (*on_broken)(void *);
 	void (*on_written)(void *);
@@ -82,9 +88,7 @@ static int write_all(hermes_output_t *out, struct iovec *iov, int n)
 				continue;
 			return errno;
 		}
-		pthread_mutex_lock(&out->lock);
-		out->progress += (uint64_t)w;
-		pthread_mutex_unlock(&out->lock);
+		atomic_fetch_add(&out->progress, (uint64_t)w);
 		while (n > 0 && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
 			iov++;
@@ -100,6 +104,38 @@ static int write_all(hermes_output_t *out, struct iovec *iov, int n)
 
 #define BATCH_IOV 240 /* 5 pieces per frame, under IOV_MAX (1024) */
 
+/* The pieces of a frame (at most 5) into iov; returns how many. */
+static int frame_iov(const frame_t *f, struct iovec *iov)
+{
+	int n = 0;
+	iov[n++] = (struct iovec){(void *)f->header, f->header_len};
+	for (int i = 0; i < 2; i++)
+		if (f->reply.len[i])
+			iov[n++] = (struct iovec){f->reply.part[i], f->reply.len[i]};
+	if (f->reply.tail && *f->reply.tail)
+		iov[n++] = (struct iovec){(void *)f->reply.tail, strlen(f->reply.tail)};
+	if (*f->trailer)
+		iov[n++] = (struct iovec){(void *)f->trailer, strlen(f->trailer)};
+	return n;
+}
+
+/* Can a frame of len bytes be written at once by the thread that has it, without waking the
+ * writer and without any risk of blocking? Only with nothing queued or being written (the order
+ * of the replies stays), and only into a regular file, or a pipe with room for all of it (only
+ * this process writes there, so the room found can only grow). Lock held. */
+_Thread_local bool hermes_output_write_through;
+
+static bool can_write_through(hermes_output_t *out, size_t len)
+{
+	if (!hermes_output_write_through || out->head || out->writing || out->pipe_size < 0)
+		return false;
+	if (out->pipe_size == 0)
+		return true;
+	int unread = 0;
+	return ioctl(out->fd, FIONREAD, &unread) == 0 && unread >= 0 &&
+	       (size_t)(out->pipe_size - unread) >= len;
+}
+
 static void *writer_main(void *arg)
 {
 	hermes_output_t *out = arg;
@@ -112,6 +148,7 @@ static void *writer_main(void *arg)
 			break;
 		frame_t *list = out->head;
 		out->head = out->tail = NULL;
+		out->writing = true;
 		pthread_mutex_unlock(&out->lock);
 
 		bool was_broken = out->broken;
@@ -119,14 +156,7 @@ static void *writer_main(void *arg)
 		for (frame_t *f = list; f && !out->broken;) {
 			int n = 0;
 			while (f && n + 5 <= BATCH_IOV) {
-				iov[n++] = (struct iovec){f->header, f->header_len};
-				for (int i = 0; i < 2; i++)
-					if (f->reply.len[i])
-						iov[n++] = (struct iovec){f->reply.part[i], f->reply.len[i]};
-				if (f->reply.tail && *f->reply.tail)
-					iov[n++] = (struct iovec){(void *)f->reply.tail, strlen(f->reply.tail)};
-				if (*f->trailer)
-					iov[n++] = (struct iovec){(void *)f->trailer, strlen(f->trailer)};
+				n += frame_iov(f, iov + n);
 				f = f->next;
 				count++;
 			}
@@ -143,6 +173,7 @@ static void *writer_main(void *arg)
 		}
 		size_t written = free_frames(list);
 		pthread_mutex_lock(&out->lock);
+		out->writing = false;
 		out->queued -= written;
 		pthread_cond_broadcast(&out->written);
 		if (out->on_written) {
@@ -172,6 +203,14 @@ hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx),
 	if (out == NULL)
 		return NULL;
 	out->fd = fd;
+	struct stat st;
+	out->pipe_size = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		out->pipe_size = 0;
+#ifdef F_GETPIPE_SZ
+	else if (S_ISFIFO(st.st_mode))
+		out->pipe_size = fcntl(fd, F_GETPIPE_SZ) > 0 ? fcntl(fd, F_GETPIPE_SZ) : -1;
+#endif
 	out->on_broken = on_broken;
 	out->on_written = on_written;
 	out->ctx = ctx;
@@ -207,6 +246,23 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 	if (out->broken || out->stopping) {
 		pthread_mutex_unlock(&out->lock);
 		free_frames(f);
+		return;
+	}
+	size_t len = f->header_len + hermes_reply_length(&f->reply) + strlen(f->trailer);
+	if (can_write_through(out, len)) {
+		/* one request at a time: no hand-off to the writer thread and back */
+		struct iovec iov[5];
+		int err = write_all(out, iov, frame_iov(f, iov));
+		if (err)
+			out->broken = true;
+		pthread_mutex_unlock(&out->lock);
+		free_frames(f);
+		if (err) {
+			hermes_log(err == EPIPE ? HERMES_LOG_INFO : HERMES_LOG_ERROR, "cannot write a reply: %s",
+			           strerror(err));
+			if (out->on_broken)
+				out->on_broken(out->ctx);
+		}
 		return;
 	}
 	if (out->tail)
@@ -248,15 +304,15 @@ bool hermes_output_finish(hermes_output_t *out, int stall_seconds)
 	pthread_mutex_lock(&out->lock);
 	out->stopping = true;
 	pthread_cond_signal(&out->more);
-	uint64_t last = out->progress;
+	uint64_t last = atomic_load(&out->progress);
 	int stalled = 0;
 	while (!out->done) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_sec += 1;
 		if (pthread_cond_timedwait(&out->idle, &out->lock, &ts) == ETIMEDOUT) {
-			if (out->progress != last) {
-				last = out->progress;
+			if (atomic_load(&out->progress) != last) {
+				last = atomic_load(&out->progress);
 				stalled = 0;
 			} else if (++stalled >= stall_seconds) {
 				out->on_broken = NULL; /* the caller's state is going away */

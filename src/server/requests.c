@@ -100,6 +100,15 @@ static void run_request(hermes_pool_job_t *job)
 	hermes_inflight_done(srv, req, &r);
 }
 
+static void submit(server_t *srv, request_t *req)
+{
+	if (hermes_pool_submit(srv->pool, &req->job) != 0) {
+		hermes_reply_t r;
+		hermes_rpc_error(&r, req->id, HERMES_RPC_INTERNAL_ERROR, "cannot start a worker thread", NULL);
+		hermes_inflight_done(srv, req, &r);
+	}
+}
+
 void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb,
                            const hermes_json_t *params, bool mcp, const char *progress_token,
                            size_t progress_token_len)
@@ -141,6 +150,7 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 	req->job.run = run_request;
 	/* a LONG verb (proc.run, fs.search...) must not hold up a worker that quick requests need */
 	req->job.blocking = runs && (runs->traits & HERMES_TRAIT_LONG);
+	bool instant = runs && (runs->traits & HERMES_TRAIT_INSTANT);
 	req->msg = hermes_message_ref(c->msg);
 	req->params = params;
 	req->verb = verb ? verb->name : NULL;
@@ -152,10 +162,37 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 	c->m.id = c->m.id_key = NULL; /* the request owns them now */
 
 	hermes_inflight_add(srv, req);
-	if (hermes_pool_submit(srv->pool, &req->job) != 0) {
-		hermes_reply_t r;
-		hermes_rpc_error(&r, req->id, HERMES_RPC_INTERNAL_ERROR, "cannot start a worker thread", NULL);
-		hermes_inflight_done(srv, req, &r);
+	if (srv->collecting && instant) {
+		req->deferred_next = NULL;
+		*srv->deferred_tail = req;
+		srv->deferred_tail = &req->deferred_next;
+		return;
+	}
+	submit(srv, req);
+}
+
+void hermes_requests_flush(server_t *srv)
+{
+	request_t *list = srv->deferred;
+	srv->deferred = NULL;
+	srv->deferred_tail = &srv->deferred;
+	if (list && !list->deferred_next) {
+		pthread_mutex_lock(&srv->lock);
+		bool alone = srv->active_count == 1;
+		pthread_mutex_unlock(&srv->lock);
+		/* room for the reply: the reader must not wait for the client here (it would not see
+		 * a signal meanwhile) */
+		if (alone && hermes_output_queued(srv->out) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
+			hermes_output_write_through = true;
+			run_request(&list->job);
+			hermes_output_write_through = false;
+			return;
+		}
+	}
+	while (list) {
+		request_t *next = list->deferred_next;
+		submit(srv, list);
+		list = next;
 	}
 }
 

@@ -221,7 +221,10 @@ static void read_input(server_t *srv, loop_t *l, int in, char *buf, size_t size,
 {
 	ssize_t r = buf ? read(in, buf, size) : -1;
 	if (r > 0) {
+		srv->collecting = true;
 		hermes_framer_feed(&srv->framer, buf, (size_t)r, sink);
+		srv->collecting = false;
+		hermes_requests_flush(srv);
 	} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
 		if (r < 0)
 			hermes_log(HERMES_LOG_ERROR, "reading stdin: %s", strerror(errno));
@@ -363,6 +366,7 @@ int hermes_server_run(const hermes_server_options_t *opts)
 	srv.methods = opts->protocol == HERMES_PROTOCOL_MCP ? hermes_mcp_methods : hermes_methods;
 	atomic_init(&srv.mcp_log_level, 99);
 	srv.exit_status = -1;
+	srv.deferred_tail = &srv.deferred;
 	srv.wake[0] = srv.wake[1] = -1;
 	hermes_log_set_level(opts->log_level);
 #ifdef M_MMAP_THRESHOLD

@@ -89,6 +89,7 @@ typedef struct request {
 	hermes_cancel_t *token;         /* LONG verbs, while running (server lock) */
 	bool started, cancel_requested; /* server lock */
 	bool silent;                    /* cancelled by an MCP notification: never answered */
+	struct request *deferred_next;  /* the reader's list of requests not yet handed over */
 } request_t;
 
 typedef struct retired {
@@ -122,6 +123,8 @@ typedef struct server {
 	char *workspace_error;          /* an initialize that named a root failed: why */
 	bool initialized;
 	bool stop_reading;              /* exit received */
+	bool collecting;                /* requests are being read: defer INSTANT ones (requests.c) */
+	request_t *deferred, **deferred_tail;
 	int exit_status;                /* -1 while still running */
 
 	pthread_mutex_t lock;           /* guards what follows */
@@ -191,10 +194,15 @@ void hermes_method_execute(server_t *srv, call_t *c);   /* hermes/execute */
 void hermes_method_verb(server_t *srv, call_t *c);      /* a verb called by name (c->verb) */
 void hermes_method_cancel_request(server_t *srv, call_t *c);
 /* Hands a verb call to the pool: params are its arguments (verb NULL: params is an envelope);
- * mcp: answered as an MCP tool result; progress_token: raw JSON text (copied), or NULL. */
+ * mcp: answered as an MCP tool result; progress_token: raw JSON text (copied), or NULL. While
+ * srv->collecting, an INSTANT call waits on srv->deferred for hermes_requests_flush. */
 void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_desc *verb,
                            const hermes_json_t *params, bool mcp, const char *progress_token,
                            size_t progress_token_len);
+/* After a read from the client: an INSTANT call that came alone, with nothing else in flight and
+ * room for its reply, runs right here on the reader thread (no hand-off to a worker and back:
+ * the round trip of one request at a time); otherwise the deferred calls go to the pool. */
+void hermes_requests_flush(server_t *srv);
 
 /* ---- mcp.c: the Model Context Protocol's session methods ----------------------------------- */
 void hermes_mcp_initialize(server_t *srv, call_t *c);
