@@ -3,11 +3,13 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -295,6 +297,46 @@ START_TEST(delete_directory)
 }
 END_TEST
 
+/* Any depth, with a bounded number of descriptors: 3,000 levels (deeper than PATH_MAX allows to
+ * name: built with mkdirat one level at a time) under a limit of 64 open files, with files on the
+ * way and, below the levels kept open, a symlink to a directory outside that must not be
+ * followed. One descriptor per level failed at 1,020 levels under ulimit -n 1024. */
+START_TEST(delete_directory_any_depth)
+{
+	vt_put("outside/keep.txt", "keep\n");
+	vt_mkdir("ws/deep");
+	int cur = open(vt_path("ws/deep"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(cur, 0);
+	for (int i = 0; i < 3000; i++) {
+		ck_assert_int_eq(mkdirat(cur, "d", 0755), 0);
+		if (i % 97 == 0) {
+			int f = openat(cur, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			ck_assert_int_ge(f, 0);
+			close(f);
+		}
+		if (i == 100)
+			ck_assert_int_eq(symlinkat(vt_path("outside"), cur, "out"), 0);
+		int next = openat(cur, "d", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ck_assert_int_ge(next, 0);
+		close(cur);
+		cur = next;
+	}
+	close(cur);
+	struct rlimit old, low;
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	cJSON *r = one("fs.deleteDirectory", "deep");
+	setrlimit(RLIMIT_NOFILE, &old);
+	vt_ok(r);
+	ck_assert(!vt_exists("ws/deep"));
+	char *kept = vt_get("outside/keep.txt", NULL);
+	ck_assert_str_eq(kept, "keep\n");
+	free(kept);
+}
+END_TEST
+
 START_TEST(delete_directory_errors)
 {
 	vt_put("ws/f", "x");
@@ -337,6 +379,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, create_directory_errors);
 	tcase_add_test(tc, delete_directory);
 	tcase_add_test(tc, delete_directory_errors);
+	tcase_add_test(tc, delete_directory_any_depth);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -256,28 +256,82 @@ static void removed_one(removal_t *r)
 	                     (long long)r->removed);
 }
 
-/* Empties the directory open as fd (consumed), depth first, never following a symlink. */
-static int empty_tree(int fd, int depth, removal_t *r)
+/* One directory on the way down from the one being deleted. */
+typedef struct level {
+	DIR *dir;      /* NULL while closed (deep levels, see below) */
+	dev_t dev;
+	ino_t ino;
+	char *name;    /* its name in the level above (NULL for the top) */
+} level_t;
+
+/* Levels below this many keep no descriptor while their subdirectories are emptied: a level is
+ * closed on the way down and opened again from its child's ".." on the way up (checked to be the
+ * same directory, so that a tree moved meanwhile is not followed). So any depth the file system
+ * allows is deleted with at most KEEP_OPEN + 2 descriptors (a 2,040-deep tree failed under
+ * ulimit -n 1024 with one per level), and the re-reading this costs stays off the usual trees. */
+#define KEEP_OPEN 32
+
+/* Comes back up from the empty directory at levels[*depth] to its parent and removes it.
+ * 0, or -errno. */
+static int climb(level_t *levels, size_t *depth, removal_t *r)
+{
+	level_t *child = &levels[*depth], *parent = &levels[*depth - 1];
+	if (!parent->dir) {
+		int fd = openat(dirfd(child->dir), "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			return -errno;
+		if (fstat(fd, &st) != 0 || st.st_dev != parent->dev || st.st_ino != parent->ino) {
+			close(fd);
+			return HERMES_WS_EMOVED; /* not followed wherever it went */
+		}
+		if (!(parent->dir = fdopendir(fd))) {
+			close(fd);
+			return -errno;
+		}
+	}
+	closedir(child->dir);
+	child->dir = NULL;
+	int rc = 0;
+	if (unlinkat(dirfd(parent->dir), child->name, AT_REMOVEDIR) == 0)
+		removed_one(r);
+	else if (errno != ENOENT)
+		rc = -errno;
+	free(child->name);
+	child->name = NULL;
+	(*depth)--;
+	return rc;
+}
+
+/* Empties the directory open as fd (consumed), depth first, never following a symlink, with a
+ * bounded number of descriptors whatever its depth. */
+static int empty_tree(int fd, removal_t *r)
 {
 	const hermes_cancel_t *cancel = r->call->cancel;
-	if (depth > 4096) {
+	size_t cap = 64, depth = 0;
+	level_t *levels = calloc(cap, sizeof *levels);
+	struct stat st;
+	int rc = 0;
+	if (!levels || fstat(fd, &st) != 0 || !(levels[0].dir = fdopendir(fd))) {
+		rc = levels ? -errno : -ENOMEM;
 		close(fd);
-		return -ELOOP;
-	}
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		int rc = -errno;
-		close(fd);
+		free(levels);
 		return rc;
 	}
-	int rc = 0;
-	for (;;) {
+	levels[0].dev = st.st_dev;
+	levels[0].ino = st.st_ino;
+	while (rc == 0) {
+		DIR *dir = levels[depth].dir;
 		errno = 0;
 		struct dirent *de = readdir(dir);
 		if (!de) {
 			if (errno)
 				rc = -errno;
-			break;
+			else if (depth == 0)
+				break; /* all done: the caller removes the top */
+			else
+				rc = climb(levels, &depth, r);
+			continue;
 		}
 		const char *name = de->d_name;
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
@@ -301,22 +355,43 @@ static int empty_tree(int fd, int depth, removal_t *r)
 		}
 		int sub = openat(dirfd(dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {
-			if (errno == ENOENT)
-				continue;
-			rc = -errno;
+			if (errno != ENOENT)
+				rc = -errno;
+			continue;
+		}
+		if (depth + 1 == cap) {
+			level_t *more = realloc(levels, 2 * cap * sizeof *levels);
+			if (!more) {
+				close(sub);
+				rc = -ENOMEM;
+				break;
+			}
+			memset(more + cap, 0, cap * sizeof *more);
+			levels = more;
+			cap *= 2;
+		}
+		level_t *next = &levels[depth + 1];
+		if (fstat(sub, &st) != 0 || !(next->name = strdup(name)) || !(next->dir = fdopendir(sub))) {
+			rc = next->name ? -errno : -ENOMEM;
+			free(next->name);
+			next->name = NULL;
+			close(sub);
 			break;
 		}
-		rc = empty_tree(sub, depth + 1, r);
-		if (rc)
-			break;
-		if (unlinkat(dirfd(dir), name, AT_REMOVEDIR) == 0) {
-			removed_one(r);
-		} else if (errno != ENOENT) {
-			rc = -errno;
-			break;
+		next->dev = st.st_dev;
+		next->ino = st.st_ino;
+		if (depth + 1 >= KEEP_OPEN) { /* deep: the parent is opened again on the way up */
+			closedir(dir);
+			levels[depth].dir = NULL;
 		}
+		depth++;
 	}
-	closedir(dir);
+	for (size_t i = 0; i <= depth; i++) {
+		if (levels[i].dir)
+			closedir(levels[i].dir);
+		free(levels[i].name);
+	}
+	free(levels);
 	return rc;
 }
 
@@ -343,7 +418,7 @@ void hermes_verb_fs_delete_directory(const hermes_call_t *call, const void *args
 	} else {
 		int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		removal_t removal = {call, 0};
-		rc = fd < 0 ? -errno : empty_tree(fd, 0, &removal);
+		rc = fd < 0 ? -errno : empty_tree(fd, &removal);
 		if (rc == 0 && unlinkat(loc.dirfd, loc.name, AT_REMOVEDIR) < 0)
 			rc = -errno;
 		if (rc)

@@ -650,6 +650,8 @@ hermes_errcode_t hermes_ws_errcode(int rc)
 		return HERMES_E_INVALID_ARGUMENT;
 	case HERMES_WS_ECANCELLED:
 		return HERMES_E_CANCELLED;
+	case HERMES_WS_EMOVED:
+		return HERMES_E_IO_ERROR;
 	}
 	switch (-rc) {
 	case ENOENT: return HERMES_E_NOT_FOUND;
@@ -679,6 +681,9 @@ const char *hermes_ws_strerror(int rc, char *buf, size_t size)
 		return "the path is empty";
 	case HERMES_WS_ECANCELLED:
 		return "cancelled by the caller";
+	case HERMES_WS_EMOVED:
+		return "a directory inside it was moved elsewhere while it was being deleted; what was "
+		       "left there was not followed";
 	}
 	switch (-rc) {
 	case ENOENT: return "no such file or directory";

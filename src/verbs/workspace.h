@@ -23,6 +23,7 @@
 #define HERMES_WS_ETOOLONG (-100002) /* longer than PATH_MAX-1 or a component over NAME_MAX */
 #define HERMES_WS_EEMPTY   (-100003) /* the empty string */
 #define HERMES_WS_ECANCELLED (-100004) /* the caller cancelled the call (long loops look) */
+#define HERMES_WS_EMOVED (-100005) /* a directory being walked was moved away meanwhile */
 
 /* A workspace: the executor's host state. Read-only after hermes_ws_open(), so handlers share it
  * across threads. */
