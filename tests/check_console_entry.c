@@ -105,6 +105,54 @@ START_TEST(yaml_submits_on_document_markers)
 }
 END_TEST
 
+/* A block scalar keeps its empty lines: pasting a file with a blank line into `content: |` must
+ * not submit it cut short at the blank line (it did, and the file was written truncated). */
+START_TEST(yaml_block_scalar_keeps_empty_lines)
+{
+	ck_assert_int_eq(feed("verb: fs.writeFile", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("arguments:", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("  path: a.txt", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("  content: |", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("    one", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("    four", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("...", NULL), HERMES_ENTRY_SUBMIT);
+	ck_assert_str_eq(e.text.data, "verb: fs.writeFile\narguments:\n  path: a.txt\n  content: |\n"
+	                              "    one\n\n\n    four\n");
+	/* the block ends at a line indented no more than its key; then an empty line submits */
+	hermes_entry_reset(&e);
+	ck_assert_int_eq(feed("arguments:", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("  content: >-", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("    x", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("  path: b", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_SUBMIT);
+	/* the value of a sequence entry, indicators, a comment, and ---; a | inside a value is text */
+	const char *openers[] = {"- |", "  - |+", "key: |2-", "key: >+1 # note", "- content: |",
+	                         "? |"};
+	for (size_t i = 0; i < sizeof openers / sizeof *openers; i++) {
+		hermes_entry_reset(&e);
+		ck_assert_int_eq(feed(openers[i], NULL), HERMES_ENTRY_MORE);
+		ck_assert_int_eq(feed("      text", NULL), HERMES_ENTRY_MORE);
+		ck_assert_msg(feed("", NULL) == HERMES_ENTRY_MORE, "%s: an empty line submitted", openers[i]);
+		ck_assert_int_eq(feed("---", NULL), HERMES_ENTRY_SUBMIT);
+	}
+	const char *not_openers[] = {"key: a|b", "key: '|'", "key: |x", "key: |++", "|", "key:|"};
+	for (size_t i = 0; i < sizeof not_openers / sizeof *not_openers; i++) {
+		hermes_entry_reset(&e);
+		ck_assert_int_eq(feed(not_openers[i], NULL), HERMES_ENTRY_MORE);
+		ck_assert_msg(feed("", NULL) == HERMES_ENTRY_SUBMIT, "%s: not submitted", not_openers[i]);
+	}
+	/* "- content: |" in a list: its text is under "content", and a sibling key ends it */
+	hermes_entry_reset(&e);
+	ck_assert_int_eq(feed("- content: |", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("    text", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("  path: x", NULL), HERMES_ENTRY_MORE);
+	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_SUBMIT);
+}
+END_TEST
+
 START_TEST(blank_and_comment_lines_before_an_envelope)
 {
 	ck_assert_int_eq(feed("", NULL), HERMES_ENTRY_MORE);
@@ -147,6 +195,7 @@ int main(void)
 	tcase_add_test(tc, json_errors_submit_at_once);
 	tcase_add_test(tc, yaml_submits_on_empty_line);
 	tcase_add_test(tc, yaml_submits_on_document_markers);
+	tcase_add_test(tc, yaml_block_scalar_keeps_empty_lines);
 	tcase_add_test(tc, blank_and_comment_lines_before_an_envelope);
 	tcase_add_test(tc, text_blank);
 	tcase_add_test(tc, limit_marks_oversized);

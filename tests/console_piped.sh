@@ -50,6 +50,14 @@ grep -q '<stdin>:4:' "$tmp/err" || fail "the syntax error should name input line
 [ "$(grep -c '^{' "$tmp/out")" -eq 3 ] || fail "expected 3 results: $(cat "$tmp/out")"
 tail -n 1 "$tmp/out" | grep -q '"exists":true' || fail "the envelope after the error did not run"
 
+# A pasted block scalar with empty lines inside: the empty lines are text, not the end of the
+# envelope (it was submitted at the first one, and the file written cut short, "succeeded").
+printf 'verb: fs.writeFile\narguments:\n  path: block.txt\n  content: |\n    one\n\n\n    four\n  \n...\nverb: fs.exists\narguments: {path: block.txt}\n\n' \
+	| "$HERMES" -i --root "$ws" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] || fail "block scalar: status $?: $(cat "$tmp/err")"
+[ "$(grep -c '^{' "$tmp/out")" -eq 2 ] || fail "block scalar: expected 2 results: $(cat "$tmp/out")"
+printf 'one\n\n\nfour\n' | cmp -s - "$ws/block.txt" || fail "block scalar: the file holds $(od -c "$ws/block.txt")"
+
 # --pretty indents piped results.
 printf '{"verb":"fs.exists","arguments":{"path":"f.txt"}}\n' | "$HERMES" -i --pretty --root "$ws" >"$tmp/out"
 grep -q '^  "exists": true' "$tmp/out" || fail "--pretty did not indent: $(cat "$tmp/out")"

@@ -15,6 +15,7 @@ void hermes_entry_init(hermes_console_entry_t *e, size_t limit)
 {
 	memset(e, 0, sizeof *e);
 	e->limit = limit;
+	e->block_indent = -1;
 }
 
 void hermes_entry_free(hermes_console_entry_t *e)
@@ -32,6 +33,7 @@ void hermes_entry_reset(hermes_console_entry_t *e)
 	e->json = false;
 	e->depth = 0;
 	e->in_string = e->escape = e->mismatch = false;
+	e->block_indent = -1;
 }
 
 bool hermes_entry_empty(const hermes_console_entry_t *e)
@@ -121,6 +123,81 @@ static size_t scan_json(hermes_console_entry_t *e, const char *s, size_t len, bo
 	return len;
 }
 
+/* Is t[0..n) a block scalar header: | or >, then at most a chomping (+ -) and an indentation
+ * (1-9) indicator, in either order? */
+static bool is_block_header(const char *t, size_t n)
+{
+	if (n == 0 || (t[0] != '|' && t[0] != '>') || n > 3)
+		return false;
+	bool chomp = false, indent = false;
+	for (size_t i = 1; i < n; i++) {
+		if ((t[i] == '+' || t[i] == '-') && !chomp)
+			chomp = true;
+		else if (t[i] >= '1' && t[i] <= '9' && !indent)
+			indent = true;
+		else
+			return false;
+	}
+	return true;
+}
+
+/* If this YAML line opens a block scalar (`key: |`, `- >-`, `key: |2 # note`), the indentation
+ * its content lines must exceed: the column of the key (or of the "-" of a sequence entry whose
+ * value it is); otherwise -1. */
+static int block_opened(const char *line, size_t len)
+{
+	/* the line without a trailing comment (a '#' after a blank) and trailing blanks */
+	size_t end = len;
+	for (size_t i = 1; i < len; i++)
+		if (line[i] == '#' && (line[i - 1] == ' ' || line[i - 1] == '\t')) {
+			end = i;
+			break;
+		}
+	while (end > 0 && is_blank_char(line[end - 1]))
+		end--;
+	size_t start = end;
+	while (start > 0 && !is_blank_char(line[start - 1]))
+		start--;
+	if (!is_block_header(line + start, end - start))
+		return -1;
+	/* what comes before the header: "key:" or "-" (or "?"), then blanks */
+	size_t before = start;
+	while (before > 0 && is_blank_char(line[before - 1]))
+		before--;
+	if (before == 0 || before == start)
+		return -1;
+	char c = line[before - 1];
+	if (c != ':' && c != '-' && c != '?')
+		return -1;
+	/* the column of the key: past the indentation and any "- " sequence entries */
+	size_t col = 0, last_dash = 0;
+	for (;;) {
+		while (col < len && line[col] == ' ')
+			col++;
+		if (col + 1 < len && line[col] == '-' && (line[col + 1] == ' ' || line[col + 1] == '\t')) {
+			last_dash = col;
+			col += 2;
+			continue;
+		}
+		break;
+	}
+	if (col >= start) /* "- |": the value of the sequence entry itself */
+		return (int)last_dash;
+	return (int)col;
+}
+
+static int indentation(const char *line, size_t len, bool *blank)
+{
+	size_t i = 0;
+	while (i < len && line[i] == ' ')
+		i++;
+	size_t j = i;
+	while (j < len && is_blank_char(line[j]))
+		j++;
+	*blank = j == len;
+	return (int)i;
+}
+
 int hermes_entry_feed(hermes_console_entry_t *e, const char *line, size_t len, size_t *consumed)
 {
 	*consumed = len;
@@ -154,10 +231,22 @@ int hermes_entry_feed(hermes_console_entry_t *e, const char *line, size_t len, s
 			return HERMES_ENTRY_SUBMIT;
 		return HERMES_ENTRY_MORE;
 	}
+	if (e->block_indent >= 0) {
+		/* Inside a block scalar an empty line is text; the block ends at a line indented no
+		 * more than its key, which is then read as any other line. */
+		bool blank;
+		int ind = indentation(line, len, &blank);
+		if (blank || ind > e->block_indent) {
+			e->lines++;
+			return append_line(e, line, len) < 0 ? -1 : HERMES_ENTRY_MORE;
+		}
+		e->block_indent = -1;
+	}
 	if (len == 0 || is_doc_marker(line, len))
 		return HERMES_ENTRY_SUBMIT;
 	e->lines++;
 	if (append_line(e, line, len) < 0)
 		return -1;
+	e->block_indent = block_opened(line, len);
 	return HERMES_ENTRY_MORE;
 }

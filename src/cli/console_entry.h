@@ -1,7 +1,9 @@
 /* cli/console_entry.h: the console's submission boundary. Lines typed (or piped) into the
  * console are gathered into one envelope until it is complete: a JSON envelope when its top-level
  * object closes, a YAML envelope at a line holding only "---" or "...", or at an empty line after
- * at least one line of YAML. Pure text logic (no I/O), so it is unit-tested on its own. */
+ * at least one line of YAML, except inside a block scalar (`content: |` and the lines indented
+ * under it), where an empty line is part of the text: such an envelope ends at "---" or "...".
+ * Pure text logic (no I/O), so it is unit-tested on its own. */
 #ifndef HERMES_CLI_CONSOLE_ENTRY_H
 #define HERMES_CLI_CONSOLE_ENTRY_H
 
@@ -18,6 +20,8 @@ typedef struct hermes_console_entry {
 	bool oversized;
 	int lines;         /* lines fed into the current envelope */
 	bool json;         /* decided by the first non-blank character: '{' is JSON */
+	/* YAML scanner */
+	int block_indent;  /* a block scalar is open: its lines are indented more than this; or -1 */
 	/* JSON scanner */
 	int depth;
 	bool in_string, escape;
