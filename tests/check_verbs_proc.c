@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -458,6 +459,63 @@ static void *runner(void *arg)
 	return paths;
 }
 
+/* .hermes/runs is bounded: the newest 100 runs, none older than a week; a run whose Hermes is
+ * alive, or touched in the last hour, is never removed. */
+static void fake_run(time_t started, long pid, int n, int touched_ago)
+{
+	char stem[128], rel[192];
+	struct tm tm;
+	gmtime_r(&started, &tm);
+	size_t k = strftime(stem, sizeof stem, "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(stem + k, sizeof stem - k, "-%ld-%d", pid, n);
+	const char *ext[] = {"stdout", "stderr"};
+	for (int i = 0; i < 2; i++) {
+		snprintf(rel, sizeof rel, "ws/.hermes/runs/%s.%s", stem, ext[i]);
+		vt_put(rel, "output\n");
+		struct timespec t[2] = {{time(NULL) - touched_ago, 0}, {time(NULL) - touched_ago, 0}};
+		ck_assert_int_eq(utimensat(AT_FDCWD, vt_path(rel), t, 0), 0);
+	}
+}
+
+static int count_runs(const char *needle)
+{
+	DIR *d = opendir(vt_path("ws/.hermes/runs"));
+	int n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		n += strstr(de->d_name, ".stdout") != NULL && (!needle || strstr(de->d_name, needle));
+	closedir(d);
+	return n;
+}
+
+START_TEST(runs_directory_is_bounded)
+{
+	vt_ok(run("true", 0, NULL)); /* creates .hermes/runs */
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+	long dead = (long)p;
+	time_t now = time(NULL);
+	for (int i = 0; i < 5; i++)
+		fake_run(now - 10 * 86400 + i, dead, 9000 + i, 10 * 86400);   /* too old */
+	for (int i = 0; i < 2; i++)
+		fake_run(now - 10 * 86400 + 10 + i, (long)getpid(), 9100 + i, 10 * 86400); /* alive */
+	fake_run(now - 9 * 86400, dead, 9200, 60);                     /* old, but written lately */
+	for (int i = 0; i < 150; i++)
+		fake_run(now - 2 * 86400 + i, dead, 10000 + i, 2 * 86400);
+	vt_ok(run("true", 0, NULL));
+	ck_assert_int_eq(count_runs("-900"), 0);
+	ck_assert_int_eq(count_runs("-910"), 2);
+	ck_assert_int_eq(count_runs("-9200"), 1);
+	/* 159 runs: the sweep removed the oldest dead ones until 100 were left (3 protected and the
+	 * first real run among them: 10000..10053 went), then the new run was added */
+	ck_assert_int_eq(count_runs(NULL), 101);
+	ck_assert_int_eq(count_runs("-10149."), 1); /* the newest stayed */
+	ck_assert_int_eq(count_runs("-10053."), 0);
+	ck_assert_int_eq(count_runs("-10054."), 1);
+}
+END_TEST
+
 START_TEST(run_concurrently)
 {
 	pthread_t t[4];
@@ -509,6 +567,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_output_limit);
 	tcase_add_test(tc, run_cancelled);
 	tcase_add_test(tc, run_concurrently);
+	tcase_add_test(tc, runs_directory_is_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "verbs_testlib.h"
@@ -201,6 +203,59 @@ START_TEST(write_file_no_space)
 END_TEST
 
 /* ---- fs.writeRange ------------------------------------------------------------------------ */
+
+/* A write killed between naming its temporary file and renaming it leaves
+ * ".<name>.<pid>.<8 hex>.hermes-tmp" behind; the next write into the directory removes those of
+ * dead processes untouched for a minute, and nothing else. */
+static long dead_pid(void)
+{
+	pid_t p = fork();
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+	return (long)p;
+}
+
+static void put_aged(const char *rel, int seconds_ago)
+{
+	vt_put(rel, "left over\n");
+	struct timespec t[2];
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= seconds_ago;
+	t[1] = t[0];
+	ck_assert_int_eq(utimensat(AT_FDCWD, vt_path(rel), t, 0), 0);
+}
+
+START_TEST(stale_temp_files_swept)
+{
+	char stale[128], live[128], fresh[128];
+	snprintf(stale, sizeof stale, "ws/t/.x.txt.%ld.0badf00d.hermes-tmp", dead_pid());
+	snprintf(live, sizeof live, "ws/t/.x.txt.%ld.0badf00d.hermes-tmp", (long)getpid());
+	snprintf(fresh, sizeof fresh, "ws/t/.y.txt.%ld.12345678.hermes-tmp", dead_pid());
+	put_aged(stale, 3600);
+	put_aged(live, 3600);
+	put_aged(fresh, 5);
+	put_aged("ws/t/x.txt.hermes-tmp", 3600);          /* not the pattern: no leading dot */
+	put_aged("ws/t/.x.txt.12.0badf00g.hermes-tmp", 3600); /* not hex */
+	vt_put("ws/t/x.txt", "old\n");
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "t/x.txt", "content", "new\n", NULL)));
+	ck_assert(!vt_exists(stale));
+	ck_assert(vt_exists(live));
+	ck_assert(vt_exists(fresh));
+	ck_assert(vt_exists("ws/t/x.txt.hermes-tmp"));
+	ck_assert(vt_exists("ws/t/.x.txt.12.0badf00g.hermes-tmp"));
+	char *now = vt_get("ws/t/x.txt", NULL);
+	ck_assert_str_eq(now, "new\n");
+	free(now);
+	/* and the write's own temporary name follows the pattern it sweeps */
+	DIR *d = opendir(vt_path("ws/t"));
+	int ours = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		ours += strstr(de->d_name, ".hermes-tmp") != NULL;
+	closedir(d);
+	ck_assert_int_eq(ours, 4); /* nothing of this write left behind */
+}
+END_TEST
 
 START_TEST(write_range_rules)
 {
@@ -454,6 +509,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, write_file_through_symlinks);
 	tcase_add_test(tc, write_file_errors);
 	tcase_add_test(tc, write_file_no_space);
+	tcase_add_test(tc, stale_temp_files_swept);
 	tcase_add_test(tc, write_range_rules);
 	tcase_add_test(tc, write_range_big_file);
 	tcase_add_test(tc, write_range_modes_and_links);

@@ -156,7 +156,35 @@ prints the same information in the schema IDL.
 Every result ends with these fields.
 """
 
-OUTRO = r""".SH EXIT STATUS
+OUTRO = r""".SH FILES
+.TP
+.IB DIR /. NAME . PID . XXXXXXXX .hermes\-tmp
+The new content of
+.IR DIR / NAME
+while a write replaces it (or, where the file system has no unnamed temporary files, while it is
+written): fsynced, then renamed over
+.IR NAME .
+A write killed at that moment leaves it behind.
+The next write that names such a file in
+.I DIR
+first removes the ones whose process
+.I PID
+is gone and that nothing has touched for a minute; a directory is looked at once every ten
+minutes at most.
+No other file is ever removed this way.
+.TP
+.B .hermes/runs/
+The output files of
+.BR proc.run ,
+.IB TIME \- PID \- N .stdout
+and
+.BR .stderr ,
+in the workspace.
+Each run that starts removes the oldest runs beyond the newest 100, and any run older than seven
+days, except the runs of a Hermes still alive and files written in the last hour.
+.B .hermes/.gitignore
+keeps the directory out of git.
+.SH EXIT STATUS
 See
 .BR hermes (1):
 0 when every envelope succeeded, 1 when a verb failed, 2 when an envelope could not be decoded.

@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "verbs/atomic.h"
+#include "verbs/sweep.h"
 #include "verbs/workspace.h"
 
 #include <errno.h>
@@ -14,9 +15,13 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
-/* A fresh temporary name next to name: ".<name>.<12 hex>.hermes-tmp", cut to fit NAME_MAX. */
+/* A fresh temporary name next to name: ".<name>.<pid>.<8 hex>.hermes-tmp", cut to fit NAME_MAX.
+ * The pid tells the next write into the directory whether a file left there is stale (sweep.h),
+ * which it checks first. */
 static void make_tmpname(hermes_atomic_t *a, int tries)
 {
+	if (tries == 0)
+		hermes_sweep_temp_files(a->dirfd);
 	unsigned char rnd[6];
 	if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
 		static unsigned counter;
@@ -25,9 +30,9 @@ static void make_tmpname(hermes_atomic_t *a, int tries)
 		rnd[4] = (unsigned char)tries;
 		rnd[5] = (unsigned char)(v >> 3);
 	}
-	int keep = NAME_MAX - 1 - 1 - 12 - 11;
-	snprintf(a->tmpname, sizeof a->tmpname, ".%.*s.%02x%02x%02x%02x%02x%02x.hermes-tmp", keep,
-	         a->name, rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+	int keep = NAME_MAX - 1 - 1 - 10 - 1 - 8 - 11;
+	snprintf(a->tmpname, sizeof a->tmpname, ".%.*s.%ld.%02x%02x%02x%02x.hermes-tmp", keep,
+	         a->name, (long)getpid(), rnd[0], rnd[1], rnd[2], rnd[3]);
 }
 
 int hermes_atomic_begin(hermes_atomic_t *a, int dirfd, const char *name, const struct stat *like)

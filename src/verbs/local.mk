@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += libhermes_verbs.la
 libhermes_verbs_la_SOURCES = \
 	src/verbs/workspace.c src/verbs/workspace.h \
 	src/verbs/atomic.c src/verbs/atomic.h \
+	src/verbs/sweep.c src/verbs/sweep.h \
 	src/verbs/lines.c src/verbs/lines.h \
 	src/verbs/handlers.h \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \

@@ -22,6 +22,7 @@
 #include "core/fdio.h"
 #include "verbs/handlers.h"
 #include "verbs/spawn.h"
+#include "verbs/sweep.h"
 #include "verbs/workspace.h"
 
 extern char **environ;
@@ -58,6 +59,7 @@ static int open_runs_dir(const hermes_ws_t *ws, int *dirfd)
 	if (rc)
 		return rc;
 	*dirfd = loc.dirfd;
+	hermes_sweep_runs(loc.dirfd); /* bounded: the newest runs, none older than a week */
 	return 0;
 }
 
