@@ -503,7 +503,7 @@ START_TEST(decode_yaml_errors)
 	ck_assert_invalid("verb: fs.readRange\narguments:\n  path: a\n  endLine: 2\n",
 	                  HERMES_E_INVALID_ARGUMENTS, "missing required argument 'startLine' for fs.readRange");
 	static const char *const bad_ints[][2] = {
-		{ "ten", "got string \"ten\"" }, { "0123", "got number 0123" }, { "0x1F", "got string \"0x1F\"" },
+		{ "ten", "got string \"ten\"" }, { "0123", "got number 0123" }, { "0x1F", "got number 0x1F" }, { "\"7\"", "got string \"7\"" },
 		{ "3abc", "got string \"3abc\"" }, { "1e3", "got number 1e3" }, { "3.9", "got number 3.9" },
 		{ "~", "got null" }, { "true", "got boolean true" }, { "+5", "got number +5" },
 	};
@@ -558,13 +558,20 @@ END_TEST
 
 START_TEST(decode_yaml_scalars_by_type)
 {
-	/* The schema decides: a String field takes the scalar's text. */
+	/* One rule with JSON: a plain scalar is what YAML 1.2's core schema makes of it (no is a
+	 * string, 0123 a number, ~ null), a quoted one a string, and the field takes only its type. */
 	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: no, startLine: 7, endLine: 1}\n"),
 	                 HERMES_OUTCOME_SUCCEEDED);
 	ck_assert_ptr_nonnull(strstr(last_json, "path=no start=7 end=1 numbers=1"));
-	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: 0123, startLine: 5, endLine: 2147483647, includeLineNumbers: false}\n"),
+	ck_assert_int_eq(run("verb: fs.readRange\narguments: {path: \"0123\", startLine: 5, endLine: 2147483647, includeLineNumbers: false}\n"),
 	                 HERMES_OUTCOME_SUCCEEDED);
 	ck_assert_ptr_nonnull(strstr(last_json, "path=0123 start=5 end=2147483647 numbers=0"));
+	ck_assert_invalid("verb: fs.readRange\narguments: {path: 0123, startLine: 5, endLine: 6}\n",
+	                  HERMES_E_INVALID_ARGUMENTS, "path: expected String, got number 0123");
+	ck_assert_invalid("verb: fs.exists\narguments: {path: !!str 5}\n", HERMES_E_INVALID_ENVELOPE,
+	                  "YAML tags");
+	ck_assert_invalid("!!map {verb: fs.exists}\n", HERMES_E_INVALID_ENVELOPE, "YAML tags");
+	ck_assert_invalid("verb: !custom fs.exists\n", HERMES_E_INVALID_ENVELOPE, "YAML tags");
 	/* the table's range of a field (startLine: 1 or more) is the decoder's, in YAML and JSON */
 	ck_assert_int_eq(run("verb: fs.writeRange\narguments: {path: a, startLine: 0, content: x}\n"),
 	                 HERMES_OUTCOME_INVALID);
@@ -609,6 +616,31 @@ START_TEST(json_yaml_equivalence)
 		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"\\u00e9t\\u00e9 \\ud83d\\ude00\"}}",
 		  "verb: fs.exists\narguments: {path: \"\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80\"}\n" },
 		{ "{\"verb\":\"fs.teleport\"}", "verb: fs.teleport\n" },
+		/* issue 10, case 15: the cases where the two readers disagreed, one rule for both */
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":null}}", "verb: fs.exists\narguments: {path: null}\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":null}}", "verb: fs.exists\narguments: {path: ~}\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":null}}", "verb: fs.exists\narguments:\n  path:\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"null\"}}", "verb: fs.exists\narguments: {path: \"null\"}\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":5}}", "verb: fs.exists\narguments: {path: 5}\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":true}}", "verb: fs.exists\narguments: {path: true}\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":1.0}}", "verb: fs.exists\narguments: {path: 1.0}\n" },
+		{ "{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"5\"}}", "verb: fs.exists\narguments: {path: \"5\"}\n" },
+		{ "{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":1.0,\"endLine\":2}}",
+		  "verb: fs.readRange\narguments: {path: a, startLine: 1.0, endLine: 2}\n" },
+		{ "{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":\"1\",\"endLine\":2}}",
+		  "verb: fs.readRange\narguments: {path: a, startLine: \"1\", endLine: 2}\n" },
+		{ "{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":1,\"endLine\":2,\"includeLineNumbers\":\"true\"}}",
+		  "verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 2, includeLineNumbers: \"true\"}\n" },
+		{ "{\"verb\":\"fs.readRange\",\"arguments\":{\"path\":\"a\",\"startLine\":1,\"endLine\":2,\"includeLineNumbers\":null}}",
+		  "verb: fs.readRange\narguments: {path: a, startLine: 1, endLine: 2, includeLineNumbers: ~}\n" },
+		{ "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"ls\",\"arguments\":[\"a\",null]}}",
+		  "verb: proc.run\narguments: {executable: ls, arguments: [a, null]}\n" },
+		{ "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"ls\",\"arguments\":[\"a\",7]}}",
+		  "verb: proc.run\narguments: {executable: ls, arguments: [a, 7]}\n" },
+		{ "{\"verb\":\"fs.writeRange\",\"arguments\":{\"path\":\"a\",\"startLine\":1,\"content\":null}}",
+		  "verb: fs.writeRange\narguments: {path: a, startLine: 1, content: }\n" },
+		{ "{\"verb\":\"fs.writeRange\",\"arguments\":{\"path\":\"a\",\"startLine\":1,\"content\":\"\"}}",
+		  "verb: fs.writeRange\narguments: {path: a, startLine: 1, content: \"\"}\n" },
 		{ "{\"verb\":\"sys.machineInfo\",\"arguments\":{}}", "verb: sys.machineInfo\narguments: {}\n" },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
@@ -619,6 +651,14 @@ START_TEST(json_yaml_equivalence)
 		ck_assert_msg(strcmp(json, last_json) == 0, "pair %zu differs:\nJSON: %s\nYAML: %s", i, json,
 		              last_json);
 	}
+	/* A lone surrogate is no character: both readers refuse the envelope (each in its own words:
+	 * the syntax errors of the two languages). */
+	ck_assert_int_eq(run("{\"verb\":\"fs.exists\",\"arguments\":{\"path\":\"\\ud800\"}}"), HERMES_OUTCOME_INVALID);
+	ck_assert_ptr_nonnull(strstr(last_json, "InvalidEnvelope"));
+	ck_assert_int_eq(run("verb: fs.exists\narguments: {path: \"\\ud800\"}\n"), HERMES_OUTCOME_INVALID);
+	ck_assert_ptr_nonnull(strstr(last_json, "InvalidEnvelope"));
+	ck_assert_int_eq(run("verb: fs.exists\narguments: {path: \"\xed\xa0\x80\"}\n"), HERMES_OUTCOME_INVALID);
+	ck_assert_ptr_nonnull(strstr(last_json, "InvalidEnvelope"));
 }
 END_TEST
 

@@ -201,6 +201,24 @@ if command -v readelf >/dev/null 2>&1 && [ -f "$HERMES" ]; then
 	expect_eq "hermes does not link libedit" "$(printf '%s\n' "$needed" | grep -c 'libedit' || :)" 0
 fi
 
+# YAML and JSON: one rule for values (issue 10, case 15), checked on the real binary: the same
+# envelope refused the same way in both, and a plain null never turns into the file name "null".
+for pair in 'fs.writeFile|{"path":null,"content":"x"}|{path: null, content: x}' \
+            'fs.writeFile|{"path":"f","content":5}|{path: f, content: 5}' \
+            'fs.editFile|{"path":"f","edits":[{"oldText":null,"newText":"b"}]}|{path: f, edits: [{oldText: ~, newText: b}]}' \
+            'fs.search|{"pattern":"x","include":[null]}|{pattern: x, include: [~]}'; do
+	verb=${pair%%|*} rest=${pair#*|}
+	json=${rest%%|*} yaml=${rest#*|}
+	printf '{"verb":"%s","arguments":%s}\n' "$verb" "$json" >"$WS/env.json"
+	run_hermes exec "$WS/env.json"
+	from_json=$out
+	printf 'verb: %s\narguments: %s\n' "$verb" "$yaml" >"$WS/env.yaml"
+	run_hermes exec "$WS/env.yaml"
+	expect_eq "YAML and JSON agree on $verb $json" "$out" "$from_json"
+	expect_match "refused: $verb $json" "$out" '"errorCode":"InvalidArguments"'
+done
+[ -e "$WS/null" ] && fail 'a plain YAML null was taken as the file name "null"'
+
 # hermes verbs: one line per verb with its description.
 run_hermes verbs
 expect_eq "verbs: one line per verb of the table" "$(printf '%s\n' "$out" | cut -d' ' -f1)" "$(table_verbs)"

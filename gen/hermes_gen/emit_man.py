@@ -129,6 +129,40 @@ or
 Paths are relative to the workspace root (an absolute path is accepted only inside it), and
 lines are numbered from 1.
 .PP
+YAML and JSON follow one rule for values, the stricter one: every value must have the type of
+its field.
+In YAML a quoted scalar is a string, and a plain one is what the YAML 1.2 core schema makes of it:
+.BR null ,
+.B ~
+or nothing is null;
+.B true
+and
+.B false
+are booleans (so are
+.BR True ,
+.B FALSE
+and their like, which no field takes);
+a decimal integer is an integer (so
+.B 0123
+is a number, not the string
+.BR \(dq0123\(dq );
+any other number (1.0, 1e3, 0x10, .inf) is a number no field takes; the rest is text
+.RB ( "content: no"
+is the string
+.BR \(dqno\(dq ).
+So
+.B "path: 5"
+fails as
+.B \(dqpath\(dq: 5
+does, and
+.B "startLine: \(dq5\(dq"
+as
+.B \(dqstartLine\(dq: \(dq5\(dq
+does; quote a string that looks like something else.
+A null optional argument is absent; a null required one fails.
+YAML tags (\fB!!str\fR, \fB!custom\fR) and aliases are refused, and so is a lone UTF\-16
+surrogate (\fB\e\&ud800\fR) in either language.
+.PP
 Strings are text: a NUL character (JSON
 .BR \eu0000 )
 in any string argument \(em a path, a verb name, an executable, a program argument or file

@@ -1,10 +1,15 @@
 /* core/decode_yaml.c: one YAML document → envelope, through the generated libcyaml schemas.
  *
  * libcyaml loads every scalar as text (see gen/hermes_gen/emit_yaml_schema_c.py); this file then
- * converts the text strictly by the field's type: integers decimal only, booleans true/false only,
- * strings whatever the scalar says (`content: no` is "no"). Aliases are refused. libcyaml's own
- * error messages are captured through its per-call log callback and reworded to match the JSON
- * decoder's. A libyaml pass first locates syntax errors exactly and refuses NUL characters. */
+ * converts the text by the field's type under the rule JSON follows too (hermes-verbs(7)): a
+ * quoted scalar is a string; a plain one is what the YAML 1.2 core schema makes of it, and must
+ * then be what JSON would need: null (null, ~, nothing) is null (absent if optional, refused if
+ * required), true/false are booleans, a decimal integer is an integer, any other number (1.0,
+ * 0x10, 1e3, .inf) is a number no field takes, True/TRUE/False are booleans no field takes, and
+ * the rest are strings (`content: no` is "no"). Tags (!!str) and aliases are refused. libcyaml's
+ * own error messages are captured through its per-call log callback and reworded to match the
+ * JSON decoder's. A libyaml pass first locates syntax errors exactly, refuses NUL characters and
+ * tags, and notes which argument values were plain scalars. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -68,7 +73,33 @@ static void log_fn(cyaml_log_t level, void *ctx, const char *fmt, va_list args)
 typedef struct key_marks {
 	struct { char name[64]; int line, column; } keys[MAX_FIELDS];
 	int count;
+	/* every scalar value under "arguments" that was plain (not quoted), by its path as the
+	 * decoder names it ("path", "edits[0].oldText", "include[2]"), sorted after the pass */
+	char **plain;
+	size_t nplain, capplain;
+	bool lost;         /* a plain value whose path was too long to note: all count as plain */
 } key_marks_t;
+
+static void marks_free(key_marks_t *m)
+{
+	for (size_t i = 0; i < m->nplain; i++)
+		free(m->plain[i]);
+	free(m->plain);
+	m->plain = NULL;
+	m->nplain = m->capplain = 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Was the value at path a plain scalar? */
+static bool was_plain(const key_marks_t *m, const char *path)
+{
+	return m == NULL || m->lost ||
+	       (m->nplain && bsearch(&path, m->plain, m->nplain, sizeof *m->plain, cmp_str) != NULL);
+}
 
 /* Per nesting level: is it a mapping, is the next scalar a key, the last key seen. */
 typedef struct level {
@@ -76,12 +107,44 @@ typedef struct level {
 	bool want_key;
 	bool is_arguments; /* the value of the envelope's "arguments" key */
 	char key[64];
+	size_t index;      /* a sequence: the item being read */
 } level_t;
 
 static void value_done(level_t *levels, int depth)
 {
 	if (depth > 0 && levels[depth - 1].mapping)
 		levels[depth - 1].want_key = true;
+	else if (depth > 0)
+		levels[depth - 1].index++;
+}
+
+/* The decoder's name of the value being read at depth (inside "arguments": levels[1]), or false
+ * if it is not inside the arguments. */
+static bool value_path(const level_t *levels, int depth, char *buf, size_t size)
+{
+	if (depth < 2 || !levels[1].is_arguments)
+		return false;
+	size_t used = 0;
+	for (int i = 1; i < depth; i++) {
+		int n = levels[i].mapping
+		        ? snprintf(buf + used, size - used, "%s%s", i > 1 ? "." : "", levels[i].key)
+		        : snprintf(buf + used, size - used, "[%zu]", levels[i].index);
+		if (n < 0 || (size_t)n >= size - used)
+			return false;
+		used += (size_t)n;
+	}
+	return true;
+}
+
+/* The tag written on a node (!!str, !foo), or NULL. */
+static const char *node_tag(const yaml_event_t *ev)
+{
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT: return (const char *)ev->data.scalar.tag;
+	case YAML_MAPPING_START_EVENT: return (const char *)ev->data.mapping_start.tag;
+	case YAML_SEQUENCE_START_EVENT: return (const char *)ev->data.sequence_start.tag;
+	default: return NULL;
+	}
 }
 
 /* A libyaml pass before libcyaml: exact syntax error positions, NUL characters (which C strings
@@ -93,6 +156,9 @@ static int yaml_precheck(const char *text, size_t len, key_marks_t *marks, herme
 	level_t levels[HERMES_MAX_NESTING + 1];
 	int depth = 0, docs = 0, rc = 0;
 	marks->count = 0;
+	marks->plain = NULL;
+	marks->nplain = marks->capplain = 0;
+	marks->lost = false;
 	if (!yaml_parser_initialize(&parser)) {
 		hermes_error_set(e, HERMES_E_INTERNAL, "out of memory while reading YAML");
 		return -1;
@@ -111,7 +177,10 @@ static int yaml_precheck(const char *text, size_t len, key_marks_t *marks, herme
 			break;
 		}
 		const char *problem = NULL;
-		switch (event.type) {
+		if (node_tag(&event))
+			problem = "YAML tags (such as !!str) are not accepted in an envelope: write the value "
+			          "itself, quoted if it must be a string";
+		else switch (event.type) {
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1)
 				problem = "more than one YAML document (separate envelopes with ---)";
@@ -127,6 +196,7 @@ static int yaml_precheck(const char *text, size_t len, key_marks_t *marks, herme
 			levels[depth].is_arguments = depth == 1 && levels[0].mapping &&
 			                             strcmp(levels[0].key, "arguments") == 0;
 			levels[depth].key[0] = '\0';
+			levels[depth].index = 0;
 			depth++;
 			break;
 		case YAML_MAPPING_END_EVENT:
@@ -151,6 +221,28 @@ static int yaml_precheck(const char *text, size_t len, key_marks_t *marks, herme
 					marks->count++;
 				}
 			} else {
+				char path[512];
+				bool noted = event.data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+				             depth >= 2 && levels[1].is_arguments;
+				if (noted && !value_path(levels, depth, path, sizeof path)) {
+					marks->lost = true;
+				} else if (noted) {
+					if (marks->nplain == marks->capplain) {
+						size_t cap = marks->capplain ? marks->capplain * 2 : 16;
+						char **more = realloc(marks->plain, cap * sizeof *more);
+						if (!more) {
+							problem = "out of memory while reading YAML";
+							break;
+						}
+						marks->plain = more;
+						marks->capplain = cap;
+					}
+					if (!(marks->plain[marks->nplain] = strdup(path))) {
+						problem = "out of memory while reading YAML";
+						break;
+					}
+					marks->nplain++;
+				}
 				value_done(levels, depth);
 			}
 			break;
@@ -175,6 +267,8 @@ static int yaml_precheck(const char *text, size_t len, key_marks_t *marks, herme
 			break;
 	}
 	yaml_parser_delete(&parser);
+	if (rc == 0 && marks->nplain > 1)
+		qsort(marks->plain, marks->nplain, sizeof *marks->plain, cmp_str);
 	return rc;
 }
 
@@ -290,17 +384,63 @@ static bool is_null_text(const char *s)
 	       strcmp(s, "NULL") == 0;
 }
 
+/* What the YAML 1.2 core schema makes of a plain scalar. */
+typedef enum { CORE_NULL, CORE_BOOL, CORE_NUMBER, CORE_STRING } core_kind_t;
+
+static bool all_of(const char *s, const char *set)
+{
+	return *s && strspn(s, set) == strlen(s);
+}
+
+static core_kind_t core_kind(const char *s)
+{
+	static const char *const bools[] = {"true", "True", "TRUE", "false", "False", "FALSE"};
+	static const char *const specials[] = {".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN"};
+	if (is_null_text(s))
+		return CORE_NULL;
+	for (size_t i = 0; i < 6; i++)
+		if (strcmp(s, bools[i]) == 0)
+			return CORE_BOOL;
+	const char *t = (*s == '-' || *s == '+') ? s + 1 : s;
+	for (size_t i = 0; i < 6; i++)
+		if (strcmp(t, specials[i]) == 0 && (i >= 3 ? t == s : true))
+			return CORE_NUMBER;
+	if ((strncmp(s, "0x", 2) == 0 && all_of(s + 2, "0123456789abcdefABCDEF")) ||
+	    (strncmp(s, "0o", 2) == 0 && all_of(s + 2, "01234567")))
+		return CORE_NUMBER;
+	/* [-+]? ( \.[0-9]+ | [0-9]+ ( \.[0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */
+	const char *p = t;
+	size_t digits = strspn(p, "0123456789");
+	p += digits;
+	if (*p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+		if (digits == 0 && frac == 0)
+			return CORE_STRING;
+		p += 1 + frac;
+	} else if (digits == 0) {
+		return CORE_STRING;
+	}
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1;
+		if (*q == '-' || *q == '+')
+			q++;
+		size_t exp = strspn(q, "0123456789");
+		if (exp == 0)
+			return CORE_STRING;
+		p = q + exp;
+	}
+	return *p == '\0' ? CORE_NUMBER : CORE_STRING;
+}
+
 /* How a YAML scalar reads in "expected X, got Y", the way its JSON spelling would. */
 static void describe_scalar(const char *s, char *buf, size_t size)
 {
-	int64_t ignored;
-	char *end;
-	if (is_null_text(s)) {
+	core_kind_t k = core_kind(s);
+	if (k == CORE_NULL) {
 		snprintf(buf, size, "null");
-	} else if (strcmp(s, "true") == 0 || strcmp(s, "false") == 0) {
+	} else if (k == CORE_BOOL) {
 		snprintf(buf, size, "boolean %s", s);
-	} else if (hermes_parse_int(s, INT64_MIN, INT64_MAX, &ignored) != -1 ||
-	           (strtod(s, &end), *end == '\0' && strspn(s, "-+0123456789.eE") == strlen(s))) {
+	} else if (k == CORE_NUMBER) {
 		snprintf(buf, size, "number %s", s);
 	} else if (strlen(s) > 40) {
 		snprintf(buf, size, "string \"%.37s...\"", s);
@@ -310,15 +450,34 @@ static void describe_scalar(const char *s, char *buf, size_t size)
 }
 
 static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slots, void *obj,
-                   const char *verb, const char *pre, hermes_error_t *err);
+                   const char *verb, const char *pre, const key_marks_t *marks, hermes_error_t *err);
 
-static int convert_scalar(const hermes_field_desc_t *f, const char *text, void *obj,
+/* "string \"...\"": how a quoted scalar reads in an error. */
+static void describe_quoted(const char *s, char *buf, size_t size)
+{
+	if (strlen(s) > 40)
+		snprintf(buf, size, "string \"%.37s...\"", s);
+	else
+		snprintf(buf, size, "string \"%s\"", s);
+}
+
+static int convert_scalar(const hermes_field_desc_t *f, const char *text, bool plain, void *obj,
                           const char *path, hermes_error_t *err)
 {
 	char got[96];
 	int64_t v;
+	if (!plain && f->kind != HERMES_KIND_STRING) {
+		describe_quoted(text, got, sizeof got); /* "5" is a string, in YAML as in JSON */
+		hermes_decode_err_type(err, f, path, got);
+		goto field_error;
+	}
 	switch (f->kind) {
 	case HERMES_KIND_STRING: {
+		if (plain && core_kind(text) != CORE_STRING) {
+			describe_scalar(text, got, sizeof got);
+			hermes_decode_err_type(err, f, path, got);
+			goto field_error;
+		}
 		char *s = strdup(text);
 		if (!s)
 			break;
@@ -360,7 +519,7 @@ field_error:
 }
 
 static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slots, void *obj,
-                   const char *verb, const char *pre, hermes_error_t *err)
+                   const char *verb, const char *pre, const key_marks_t *marks, hermes_error_t *err)
 {
 	bool seen[MAX_FIELDS] = { false };
 	if (desc->field_count > MAX_FIELDS)
@@ -383,7 +542,18 @@ static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slo
 			*(char **)((char *)obj + f->offset) = items;
 			for (size_t j = 0; j < n; j++) {
 				if (f->kind == HERMES_KIND_STRING_LIST) {
-					if (!(((char **)items)[j] = strdup(((char **)s->items)[j])))
+					const char *item = ((char **)s->items)[j];
+					char ipath[320], got[96];
+					snprintf(ipath, sizeof ipath, "%s[%zu]", path, j);
+					if (was_plain(marks, ipath) && core_kind(item) != CORE_STRING) {
+						describe_scalar(item, got, sizeof got);
+						hermes_error_set(err, HERMES_E_INVALID_ARGUMENTS,
+						                 "%s: expected String, got %s", ipath, got);
+						if (err)
+							snprintf(err->field, sizeof err->field, "arguments.%s", ipath);
+						return -1;
+					}
+					if (!(((char **)items)[j] = strdup(item)))
 						goto oom;
 				} else {
 					size_t mstride = (f->element->field_count ? f->element->field_count : 1) *
@@ -393,7 +563,7 @@ static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slo
 					*(size_t *)((char *)obj + f->count_offset) = j + 1;
 					if (convert(f->element,
 					            (const hermes_yaml_slot_t *)((const char *)s->items + j * mstride),
-					            items + j * esize, verb, epre, err))
+					            items + j * esize, verb, epre, marks, err))
 						return -1;
 				}
 				*(size_t *)((char *)obj + f->count_offset) = j + 1;
@@ -402,9 +572,10 @@ static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slo
 		}
 		if (!s->scalar)
 			continue;
-		/* The schema decides: a string field takes any scalar as text; other types read
-		 * null/~/empty as null, which means "absent" unless the field is required. */
-		if (f->kind != HERMES_KIND_STRING && is_null_text(s->scalar)) {
+		/* A plain null (null, ~, nothing) means "absent", as JSON's null does, unless the field
+		 * is required; a quoted "null" is the string. */
+		bool plain = was_plain(marks, path);
+		if (plain && is_null_text(s->scalar)) {
 			if (f->presence != HERMES_PRESENCE_REQUIRED)
 				continue;
 			hermes_decode_err_type(err, f, path, "null");
@@ -413,7 +584,7 @@ static int convert(const hermes_type_desc_t *desc, const hermes_yaml_slot_t *slo
 			return -1;
 		}
 		seen[i] = true;
-		if (convert_scalar(f, s->scalar, obj, path, err))
+		if (convert_scalar(f, s->scalar, plain, obj, path, err))
 			return -1;
 	}
 	for (size_t i = 0; i < desc->field_count; i++) {
@@ -473,26 +644,32 @@ const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t l
 	const hermes_verb_desc_t *verb = NULL;
 
 	key_marks_t marks;
-	if (yaml_precheck(text, len, &marks, err))
+	if (yaml_precheck(text, len, &marks, err)) {
+		marks_free(&marks);
 		return NULL;
+	}
 	memset(&log, 0, sizeof log);
 	cyaml_err_t rc = cyaml_load_data((const uint8_t *)text, len, &cfg, &probe_schema,
 	                                 (cyaml_data_t **)&env, NULL);
 	if (rc != CYAML_OK) {
 		cyaml_failure(rc, &log, NULL, err);
+		marks_free(&marks);
 		return NULL;
 	}
 	if (!env) {
 		hermes_error_set(err, HERMES_E_INVALID_ENVELOPE,
 		                 "empty envelope (expected a mapping with verb and arguments)");
+		marks_free(&marks);
 		return NULL;
 	}
 	verb = hermes_verb_desc_find(env->verb);
 	if (!verb)
 		hermes_decode_err_unknown_verb(err, env->verb);
 	cyaml_free(&cfg, &probe_schema, env, 0);
-	if (!verb)
+	if (!verb) {
+		marks_free(&marks);
 		return NULL;
+	}
 
 	env = NULL;
 	memset(&log, 0, sizeof log);
@@ -501,17 +678,19 @@ const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t l
 	                     (cyaml_data_t **)&env, NULL);
 	if (rc != CYAML_OK) {
 		cyaml_failure(rc, &log, verb, err);
+		marks_free(&marks);
 		return NULL;
 	}
 	void *obj = hermes_struct_new(verb->args);
 	if (!obj) {
 		hermes_error_set(err, HERMES_E_INTERNAL, "out of memory while decoding arguments");
-	} else if (convert(verb->args, env->arguments, obj, verb->name, "", err)) {
+	} else if (convert(verb->args, env->arguments, obj, verb->name, "", &marks, err)) {
 		hermes_struct_free(verb->args, obj);
 		obj = NULL;
 		locate(&marks, err);
 	}
 	cyaml_free(&cfg, hermes_yaml_envelope_schemas[index], env, 0);
+	marks_free(&marks);
 	if (!obj)
 		return NULL;
 	*args = obj;
