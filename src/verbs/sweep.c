@@ -185,7 +185,8 @@ void hermes_sweep_runs(int dir_fd)
 		runs[n++].pid = pid;
 	}
 	/* one entry per run (its two files), oldest first: the names start with the time */
-	qsort(runs, n, sizeof *runs, by_stem);
+	if (n > 1)
+		qsort(runs, n, sizeof *runs, by_stem);
 	for (size_t i = 0; i < n; i++) {
 		if (i + 1 < n && strcmp(runs[i].stem, runs[i + 1].stem) == 0) {
 			free(runs[i].stem);
