@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from server_lib import HERMES, check, run_tests
+from server_lib import HERMES, check, run_tests, wait_gone
 
 BATCH = """verb: proc.run
 arguments: {executable: sh, arguments: ["-c", "trap '' TERM INT; sleep 300 & echo $! > bgpid; exec sleep 301"]}
@@ -17,14 +17,6 @@ arguments: {executable: sh, arguments: ["-c", "trap '' TERM INT; sleep 300 & ech
 verb: fs.writeFile
 arguments: {path: after, content: x}
 """
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def signal_exec(sig):
@@ -46,10 +38,7 @@ def signal_exec(sig):
     check(rc == -sig, "hermes exec ended with %r, not by the signal" % rc)
     check(out == b"", "output after the signal: %r" % out)
     check(not os.path.exists(os.path.join(root, "after")), "the batch went on")
-    t0 = time.monotonic()
-    while alive(bg) and time.monotonic() - t0 < 10:
-        time.sleep(0.05)
-    check(not alive(bg), "a descendant of the run outlived hermes exec")
+    check(wait_gone(bg, 10), "a descendant of the run outlived hermes exec")
 
 
 def test_sigint():

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 import time
 
-from server_lib import HERMES, Server, check, expect_error, expect_result, run_tests
+from server_lib import HERMES, Server, check, expect_error, expect_result, pid_alive, run_tests
 
 VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 
@@ -122,14 +122,6 @@ def test_tools_call_results_and_errors():
                for _ in range(50)]
         for i in ids:
             check(expect_result(s.reply_to(i))["structuredContent"]["exists"] is True, i)
-
-
-def pid_alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().split(") ")[1][0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 def test_cancelled_notification_stops_a_run_without_a_reply():

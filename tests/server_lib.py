@@ -283,6 +283,25 @@ def expect_result(reply, id="__any__"):
     return reply["result"]
 
 
+def pid_alive(pid):
+    """Is the process running (not gone, not a zombie)?"""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_gone(pid, within):
+    """True once the process is gone (or a zombie), polling for at most within seconds."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < within:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.02)
+    return not pid_alive(pid)
+
+
 def check(cond, what):
     if not cond:
         raise AssertionError(what)

@@ -6,7 +6,7 @@ import tempfile
 import time
 
 from server_lib import (Server, both_framings, check, expect_error, expect_result, has_verb,
-                        run_tests, started_then)
+                        run_tests, started_then, wait_gone)
 
 PROC = has_verb("proc.run")
 
@@ -181,19 +181,6 @@ STUBBORN = {"executable": "sh", "arguments": [
     "-c", "trap '' TERM; sleep 300 & echo $! > bgpid; touch started; wait"]}
 
 
-def gone(pid, within):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < within:
-        try:
-            with open("/proc/%d/stat" % pid) as f:
-                if f.read().split(") ")[1][0] == "Z":
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def grace_then_cancel(trigger):
     """shutdown, a signal or the end of input: the work in flight gets --grace-seconds, a quick
     run still finishes within it, and what is left is then cancelled (answered -32800) with
@@ -219,7 +206,7 @@ def grace_then_cancel(trigger):
         check(e["data"]["result"]["errorCode"] == "Cancelled", e)
         check(took >= 0.9, "cancelled before the grace was over (%.2f s)" % took)
         check(took < 5.0, "cancelled %.2f s after the session ended (grace 1 s)" % took)
-        check(gone(bg, 3.0), "a descendant of the run outlived it")
+        check(wait_gone(bg, 3.0), "a descendant of the run outlived it")
         if sd is not None:
             r = s.reply_to(sd, 10)
             check(r["result"] is None, r)

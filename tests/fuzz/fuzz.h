@@ -11,6 +11,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An executor whose verbs are all stubs that change nothing (tests/fuzz/stubs.c). */
 hermes_executor_t *fuzz_stub_executor(void);
+/* Checks what a run returned: a known outcome, a result that is JSON whose "succeeded" agrees,
+ * an error that says why if the envelope was refused. Frees out. */
+void fuzz_check_result(hermes_outcome_t o, char *out, const hermes_error_t *err);
 
 /* A fuzz target checks the invariants it can; a broken one aborts, which both libFuzzer and the
  * replay driver report as a failure with the input. */

@@ -25,14 +25,7 @@ static void run_one(const char *doc, size_t len, hermes_json_doc_t *json)
 		json ? hermes_execute_json(fuzz_stub_executor(), NULL, hermes_json_root(json), doc, 0,
 		                           NULL, &out, &err)
 		     : hermes_execute(fuzz_stub_executor(), doc, len, 0, NULL, &out, &err);
-	FUZZ_ASSERT(o == HERMES_OUTCOME_SUCCEEDED || o == HERMES_OUTCOME_FAILED ||
-	            o == HERMES_OUTCOME_INVALID);
-	FUZZ_ASSERT(out != NULL);
-	hermes_json_doc_t *result = NULL;
-	size_t end;
-	FUZZ_ASSERT(hermes_json_parse(out, strlen(out), 64, &result, &end, NULL) == 0);
-	hermes_json_doc_free(result);
-	free(out);
+	fuzz_check_result(o, out, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
