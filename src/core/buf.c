@@ -13,6 +13,13 @@
 #include "core/buf.h"
 #include "core/utf8.h"
 
+static bool reserve(hermes_buf_t *b, size_t extra);
+
+bool hermes_buf_reserve(hermes_buf_t *b, size_t extra)
+{
+	return reserve(b, extra);
+}
+
 static bool reserve(hermes_buf_t *b, size_t extra)
 {
 	if (b->failed)

@@ -18,6 +18,9 @@ typedef struct hermes_buf {
 #define HERMES_BUF_INIT { NULL, 0, 0, false }
 
 void hermes_buf_append(hermes_buf_t *b, const char *s, size_t n);
+/* Makes room for extra more bytes at once (so that a known size is not reached by doubling);
+ * false if that allocation failed (sticky, as for appends). */
+bool hermes_buf_reserve(hermes_buf_t *b, size_t extra);
 void hermes_buf_puts(hermes_buf_t *b, const char *s);
 void hermes_buf_putc(hermes_buf_t *b, char c);
 void hermes_buf_printf(hermes_buf_t *b, const char *fmt, ...) HERMES_PRINTF(2, 3);
