@@ -193,7 +193,7 @@ done
 run_hermes --version
 expect_eq "version exit" "$rc" 0
 expect_match "version line" "$(printf '%s\n' "$out" | head -1)" '^hermes [0-9]+\.[0-9]+\.[0-9]+$'
-expect_match "library versions" "$out" '^cJSON [0-9.]+, libcyaml [0-9.]+$'
+expect_match "library versions" "$out" '^libcyaml [0-9.]+, libyaml [0-9.]+$'
 # libedit is loaded by the console when it starts, never linked: every other start of hermes
 # would pay for its four libraries (a quarter of a millisecond).
 if command -v readelf >/dev/null 2>&1 && [ -f "$HERMES" ]; then

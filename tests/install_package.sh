@@ -63,7 +63,7 @@ PKG_CONFIG_LIBDIR=$lib/pkgconfig
 export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 [ "$(pkg-config --modversion hermes)" = "$("$root/bin/hermes" --version | sed -n '1s/^hermes //p')" ] \
 	|| fail "hermes.pc version differs from hermes --version"
-unset PKG_CONFIG_LIBDIR # the dependencies (libcjson, libcyaml) are found in the system's directories
+unset PKG_CONFIG_LIBDIR # the dependencies (libcyaml, libyaml, PCRE2) are found in the system's directories
 cflags=$(pkg-config --cflags hermes) || fail "pkg-config --cflags hermes"
 libs=$(pkg-config --libs hermes) || fail "pkg-config --libs hermes"
 pkg-config --static --libs hermes >/dev/null || fail "pkg-config --static --libs hermes (Requires.private)"
@@ -92,7 +92,7 @@ LD_LIBRARY_PATH=$lib "$tmp/embed" "$ws" '{"verb": ' >"$tmp/out" 2>&1
 [ $? -eq 2 ] || fail "embed should exit 2 for a bad envelope"
 
 # The staged program runs, and its completion completes (bash-completion's helpers not needed).
-"$root/bin/hermes" --version | grep -q 'cJSON' || fail "hermes --version does not name cJSON"
+"$root/bin/hermes" --version | grep -q 'libcyaml' || fail "hermes --version does not name libcyaml"
 if command -v bash >/dev/null; then
 	out=$(PATH=$root/bin:$PATH bash -c '. "$1"; COMP_WORDS=(hermes sch); COMP_CWORD=1; _hermes; echo "${COMPREPLY[*]}"' \
 		_ "$root/share/bash-completion/completions/hermes")

@@ -19,5 +19,5 @@ hermes_SOURCES += src/cli/console_edit.c src/cli/console_libedit.c src/cli/conso
 endif
 EXTRA_DIST += src/cli/console_edit.c src/cli/console_libedit.c src/cli/console_libedit.h
 hermes_CFLAGS = $(AM_CFLAGS) $(LIBEDIT_CFLAGS)
-hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CJSON_LIBS) $(CYAML_LIBS) \
+hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CYAML_LIBS) $(YAML_LIBS) \
 	$(DLOPEN_LIBS)

@@ -1,8 +1,8 @@
 /* cli/main.c: the hermes program: global options and subcommand dispatch. */
 #include "config.h"
 
-#include <cjson/cJSON.h>
 #include <cyaml/cyaml.h>
+#include <yaml.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +41,7 @@ static void usage(FILE *out)
 static int version(void)
 {
 	printf("hermes %s\n", hermes_version());
-	printf("cJSON %s, libcyaml %s\n", cJSON_Version(), cyaml_version_str);
+	printf("libcyaml %s, libyaml %s\n", cyaml_version_str, yaml_get_version_string());
 	int abi = hermes_sandbox_abi();
 	if (abi > 0)
 		printf("proc.run sandbox: Landlock (ABI %d)\n", abi);

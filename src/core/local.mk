@@ -24,5 +24,5 @@ libhermes_core_la_SOURCES = \
 	src/core/gen_descriptors.c \
 	src/core/gen_yaml_schema.c \
 	src/core/json_schema.h src/core/gen_json_schema.c
-libhermes_core_la_LIBADD = $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS) -lm
+libhermes_core_la_LIBADD = $(CYAML_LIBS) $(YAML_LIBS) -lm
 hermesinclude_HEADERS += include/hermes/hermes.h include/hermes/types.h
