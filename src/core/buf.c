@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -14,6 +16,25 @@
 #include "core/utf8.h"
 
 static bool reserve(hermes_buf_t *b, size_t extra);
+
+/* A big buffer (a file's content, its JSON) is filled from start to end once, on fresh pages:
+ * faulting them in 4 KiB at a time was a third of a 50 MB fs.readFile (24,600 faults). Asking
+ * for transparent huge pages makes that about 50 faults of 2 MiB; the kernel ignores the advice
+ * where huge pages are off. */
+static void advise_big(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	if (n < ((size_t)8 << 20))
+		return;
+	uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(page - 1);
+	if (e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
 
 bool hermes_buf_reserve(hermes_buf_t *b, size_t extra)
 {
@@ -41,6 +62,7 @@ static bool reserve(hermes_buf_t *b, size_t extra)
 	}
 	b->data = p;
 	b->cap = cap;
+	advise_big(p, cap);
 	return true;
 }
 

@@ -111,32 +111,18 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		close(fd);
 		return;
 	}
-	/* One read into a buffer of the file's size (+1 to notice that it grew meanwhile). */
-	size_t cap = (size_t)st.st_size + 1, used = 0;
-	char *buf = malloc(cap + 1);
-	if (!buf) {
-		hermes_ws_fail(result, -ENOMEM, "read", args->path);
-		close(fd);
-		return;
-	}
+	/* One read into a buffer of the file's size (with room to notice that it grew meanwhile). */
+	hermes_buf_t buf = HERMES_BUF_INIT;
+	size_t want = (size_t)st.st_size + 1;
 	for (;;) {
-		if (used == cap) {
-			if ((int64_t)used > max) {
-				hermes_result_fail(result, HERMES_E_TOO_LARGE,
-				                   "cannot read '%s': it grew past the read limit of %lld bytes",
-				                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)max);
-				goto fail;
-			}
-			size_t ncap = cap * 2 > (size_t)max + 1 ? (size_t)max + 1 : cap * 2;
-			char *nb = realloc(buf, ncap + 1);
-			if (!nb) {
-				hermes_ws_fail(result, -ENOMEM, "read", args->path);
-				goto fail;
-			}
-			buf = nb;
-			cap = ncap;
+		if (!hermes_buf_reserve(&buf, want)) {
+			hermes_ws_fail(result, -ENOMEM, "read", args->path);
+			goto fail;
 		}
-		ssize_t n = read(fd, buf + used, cap - used);
+		size_t room = buf.cap - buf.len - 1; /* the last byte is for the NUL */
+		if (room > (size_t)max + 1 - buf.len)
+			room = (size_t)max + 1 - buf.len; /* one past the limit is enough to know */
+		ssize_t n = read(fd, buf.data + buf.len, room);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -145,22 +131,35 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		}
 		if (n == 0)
 			break;
-		used += (size_t)n;
-		hermes_call_progress(call, (double)used, (double)st.st_size, "read %zu of %lld bytes",
-		                     used, (long long)st.st_size);
+		buf.len += (size_t)n;
+		if ((int64_t)buf.len > max) {
+			hermes_result_fail(result, HERMES_E_TOO_LARGE,
+			                   "cannot read '%s': it grew past the read limit of %lld bytes",
+			                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)max);
+			goto fail;
+		}
+		want = buf.cap - buf.len > 1 ? 0 : buf.len; /* full: double it */
+		hermes_call_progress(call, (double)buf.len, (double)st.st_size, "read %zu of %lld bytes",
+		                     buf.len, (long long)st.st_size);
 	}
 	close(fd);
-	buf[used] = '\0';
-	size_t bad;
-	if (!hermes_text_valid(buf, used, &bad)) {
-		fail_not_text(result, args->path, buf, bad, 1);
-		free(buf);
+	size_t used = buf.len;
+	buf.data[used] = '\0'; /* room was kept for it */
+	char *content = hermes_buf_finish(&buf);
+	if (!content) {
+		hermes_ws_fail(result, -ENOMEM, "read", args->path);
 		return;
 	}
-	result->content = buf;
+	size_t bad;
+	if (!hermes_text_valid(content, used, &bad)) {
+		fail_not_text(result, args->path, content, bad, 1);
+		free(content);
+		return;
+	}
+	result->content = content;
 	return;
 fail:
-	free(buf);
+	hermes_buf_free(&buf);
 	close(fd);
 }
 
