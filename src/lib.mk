@@ -6,7 +6,8 @@ lib_LTLIBRARIES += libhermes.la
 libhermes_la_SOURCES =
 # libhermes_verbs.la already carries libhermes_core.la (src/verbs/local.mk): naming the core
 # again would link its objects twice (libtool takes convenience libraries whole).
-libhermes_la_LIBADD = libhermes_verbs.la $(CYAML_LIBS) $(YAML_LIBS) $(PCRE2_LIBS)
+# (libcyaml, libyaml and PCRE2 are loaded when first needed, not linked: src/core/dl.h.)
+libhermes_la_LIBADD = libhermes_verbs.la $(DLOPEN_LIBS)
 libhermes_la_LDFLAGS = -version-info $(HERMES_LT_VERSION) -no-undefined \
 	-export-symbols libhermes.sym
 EXTRA_libhermes_la_DEPENDENCIES = libhermes.sym

@@ -4,14 +4,14 @@ if HAVE_CHECK
 check_PROGRAMS += tests/check_core
 tests_check_core_SOURCES = tests/check_core.c
 tests_check_core_CFLAGS = $(tests_check_cflags)
-tests_check_core_LDADD = libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) $(CYAML_LIBS) $(YAML_LIBS)
+tests_check_core_LDADD = libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
 TESTS += tests/check_core
 endif
 
 TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
-	tests/exec_signals.py
+	tests/exec_signals.py tests/lazy_libs.sh
 EXTRA_DIST += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
-	tests/exec_signals.py \
+	tests/exec_signals.py tests/lazy_libs.sh \
 	tests/golden
 
 # Adding a verb touches the table, one handler file and its line in src/verbs/local.mk: proved on

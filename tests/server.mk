@@ -8,8 +8,7 @@ if HAVE_CHECK
 check_PROGRAMS += tests/check_server
 tests_check_server_SOURCES = tests/check_server.c
 tests_check_server_CFLAGS = $(tests_check_cflags)
-tests_check_server_LDADD = libhermes_server.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) \
-	$(CYAML_LIBS) $(YAML_LIBS)
+tests_check_server_LDADD = libhermes_server.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
 TESTS += tests/check_server
 endif
 

@@ -2,10 +2,10 @@
 #include "config.h"
 
 #define HERMES_LIBEDIT_LOADER
-#include <dlfcn.h>
 #include <stdio.h>
 
 #include "cli/console_libedit.h"
+#include "core/dl.h"
 
 hermes_libedit_api_t hermes_libedit;
 
@@ -15,17 +15,12 @@ bool hermes_libedit_load(char *err, size_t n)
 	static char why[256];
 	if (state == 0) {
 		/* The library configure found, by its SONAME: the version built against. */
-		void *lib = dlopen(HERMES_LIBEDIT_SONAME, RTLD_NOW | RTLD_LOCAL);
-		state = lib ? 1 : -1;
-		if (!lib)
-			snprintf(why, sizeof why, "%s", dlerror());
-#define HERMES_LIBEDIT_SYMBOL(name)                                                         \
-		if (state == 1 && !(hermes_libedit.name = (__typeof__(name) *)dlsym(lib, #name))) { \
-			snprintf(why, sizeof why, "%s: no %s", HERMES_LIBEDIT_SONAME, #name);      \
-			state = -1;                                                                 \
-		}
-		HERMES_LIBEDIT_FUNCTIONS(HERMES_LIBEDIT_SYMBOL)
-#undef HERMES_LIBEDIT_SYMBOL
+		void *lib = hermes_dl_open(HERMES_LIBEDIT_SONAME, why, sizeof why);
+		bool ok = false;
+		if (lib)
+			HERMES_DL_LOAD_ALL(HERMES_LIBEDIT_FUNCTIONS, &hermes_libedit, lib,
+			                   HERMES_LIBEDIT_SONAME, why, sizeof why, ok);
+		state = ok ? 1 : -1;
 	}
 	if (state < 0 && err)
 		snprintf(err, n, "%s", why);

@@ -2,7 +2,8 @@
  * terminal, not linked: its four libraries (libedit, libtinfo, libbsd, libmd) cost every other
  * start of hermes a quarter of a millisecond (a one-shot `hermes exec` took 1.25 ms with them
  * linked, 1.00 ms without; `test -e` takes 0.87 ms). console_edit.c calls libedit by its usual
- * names, which the macros below turn into the loaded functions. */
+ * names, which the macros below turn into the loaded functions. The other libraries loaded this
+ * way are in core/dl.h. */
 #ifndef HERMES_CLI_CONSOLE_LIBEDIT_H
 #define HERMES_CLI_CONSOLE_LIBEDIT_H
 
@@ -11,6 +12,8 @@
 
 #include <histedit.h>
 
+#include "core/dl.h"
+
 /* The functions the console uses, with libedit's own types (from histedit.h). */
 #define HERMES_LIBEDIT_FUNCTIONS(X) \
 	X(el_init_fd) X(el_end) X(el_set) X(el_wset) X(el_get) X(el_gets) X(el_line) \
@@ -18,9 +21,7 @@
 	X(history_init) X(history_end) X(history)
 
 typedef struct hermes_libedit_api {
-#define HERMES_LIBEDIT_FIELD(name) __typeof__(name) *name;
-	HERMES_LIBEDIT_FUNCTIONS(HERMES_LIBEDIT_FIELD)
-#undef HERMES_LIBEDIT_FIELD
+	HERMES_LIBEDIT_FUNCTIONS(HERMES_DL_FIELD)
 } hermes_libedit_api_t;
 
 extern hermes_libedit_api_t hermes_libedit;

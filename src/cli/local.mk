@@ -18,6 +18,5 @@ if HAVE_LIBEDIT
 hermes_SOURCES += src/cli/console_edit.c src/cli/console_libedit.c src/cli/console_libedit.h
 endif
 EXTRA_DIST += src/cli/console_edit.c src/cli/console_libedit.c src/cli/console_libedit.h
-hermes_CFLAGS = $(AM_CFLAGS) $(LIBEDIT_CFLAGS)
-hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(CYAML_LIBS) $(YAML_LIBS) \
-	$(DLOPEN_LIBS)
+hermes_CFLAGS = $(AM_CFLAGS) $(LIBEDIT_CFLAGS) $(PCRE2_CFLAGS)
+hermes_LDADD = libhermes_server.la libhermes_verbs.la libhermes_core.la $(DLOPEN_LIBS)

@@ -1,8 +1,6 @@
 /* cli/main.c: the hermes program: global options and subcommand dispatch. */
 #include "config.h"
 
-#include <cyaml/cyaml.h>
-#include <yaml.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +10,8 @@
 #ifdef HAVE_LIBEDIT
 #include "cli/console_libedit.h"
 #endif
+#include "core/yaml_lib.h"
+#include "verbs/pcre2_lib.h"
 #include "verbs/spawn.h"
 #include "cli/options.h"
 
@@ -41,14 +41,22 @@ static void usage(FILE *out)
 static int version(void)
 {
 	printf("hermes %s\n", hermes_version());
-	printf("libcyaml %s, libyaml %s\n", cyaml_version_str, yaml_get_version_string());
+	char why[300];
+	if (hermes_yaml_lib_load(why, sizeof why))
+		printf("YAML envelopes: libcyaml %s, libyaml %s (loaded when the first one comes)\n",
+		       *hermes_yaml_lib.cyaml_version_str, yaml_get_version_string());
+	else
+		printf("YAML envelopes: none (%s)\n", why);
+	if (hermes_pcre2_lib_load(why, sizeof why))
+		printf("fs.search: PCRE2 %s (loaded when the first search comes)\n", hermes_pcre2_lib_version());
+	else
+		printf("fs.search: literal text only (%s)\n", why);
 	int abi = hermes_sandbox_abi();
 	if (abi > 0)
 		printf("proc.run sandbox: Landlock (ABI %d)\n", abi);
 	else
 		printf("proc.run sandbox: none (this kernel has no Landlock)\n");
 #ifdef HAVE_LIBEDIT
-	char why[300];
 	if (hermes_libedit_load(why, sizeof why))
 		printf("console line editing: libedit (%s, loaded when the console starts)\n",
 		       HERMES_LIBEDIT_SONAME);

@@ -17,11 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cyaml/cyaml.h>
-#include <yaml.h>
-
 #include "core/decode.h"
 #include "core/verb.h"
+#include "core/yaml_lib.h"
 
 #define MAX_FIELDS 64
 
@@ -629,14 +627,30 @@ static const cyaml_schema_value_t probe_schema = {
 	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, hermes_yaml_envelope_t, probe_fields),
 };
 
+/* libcyaml's allocations (its own cyaml_mem, which would tie this file to one more symbol). */
+static void *mem_fn(void *ctx, void *ptr, size_t size)
+{
+	(void)ctx;
+	if (size == 0) {
+		free(ptr);
+		return NULL;
+	}
+	return realloc(ptr, size);
+}
+
 const hermes_verb_desc_t *hermes_decode_yaml_envelope(const char *text, size_t len, void **args,
                                                       hermes_error_t *err)
 {
+	char why[300];
+	if (!hermes_yaml_lib_load(why, sizeof why)) {
+		hermes_error_set(err, HERMES_E_INTERNAL, "cannot read a YAML envelope: %s", why);
+		return NULL;
+	}
 	yaml_log_t log;
 	cyaml_config_t cfg = {
 		.log_fn = log_fn,
 		.log_ctx = &log,
-		.mem_fn = cyaml_mem,
+		.mem_fn = mem_fn,
 		.log_level = CYAML_LOG_ERROR,
 		.flags = CYAML_CFG_NO_ALIAS,
 	};

@@ -8,6 +8,7 @@ libhermes_core_la_SOURCES = \
 	src/core/idl.h \
 	src/core/document.h \
 	src/core/buf.c src/core/buf.h \
+	src/core/dl.c src/core/dl.h \
 	src/core/fdio.c src/core/fdio.h \
 	src/core/utf8.c src/core/utf8.h \
 	src/core/json.c src/core/json.h \
@@ -16,7 +17,7 @@ libhermes_core_la_SOURCES = \
 	src/core/structs.c \
 	src/core/decode.c src/core/decode.h \
 	src/core/decode_json.c \
-	src/core/decode_yaml.c \
+	src/core/decode_yaml.c src/core/yaml_lib.c src/core/yaml_lib.h \
 	src/core/encode.c src/core/encode.h \
 	src/core/idl.c \
 	src/core/document.c \
@@ -24,5 +25,6 @@ libhermes_core_la_SOURCES = \
 	src/core/gen_descriptors.c \
 	src/core/gen_yaml_schema.c \
 	src/core/json_schema.h src/core/gen_json_schema.c
-libhermes_core_la_LIBADD = $(CYAML_LIBS) $(YAML_LIBS) -lm
+# libcyaml and libyaml are loaded when the first YAML envelope comes (core/yaml_lib.h), not linked.
+libhermes_core_la_LIBADD = $(DLOPEN_LIBS) -lm
 hermesinclude_HEADERS += include/hermes/hermes.h include/hermes/types.h

@@ -5,9 +5,6 @@
  * lines being located only around matches; a plain literal is found with memmem(). */
 #include <config.h>
 
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +17,7 @@
 #include <unistd.h>
 
 #include "verbs/handlers.h"
+#include "verbs/pcre2_lib.h"
 #include "verbs/ignore.h"
 #include "verbs/lines.h"
 #include "verbs/walk.h"
@@ -580,6 +578,8 @@ static void workers_free(search_t *s)
 		free(wk->buf);
 		free(wk->local);
 		free(wk->cutoff_path);
+		if (!s->code)
+			continue; /* nothing of PCRE2's, which may not even be loaded */
 		pcre2_match_data_free(wk->md);
 		pcre2_match_context_free(wk->mc);
 		pcre2_jit_stack_free(wk->js);
@@ -667,6 +667,11 @@ void hermes_verb_fs_search(const hermes_call_t *call, const void *args_, void *r
 		s.literal = args->pattern;
 		s.literal_len = plen;
 	} else {
+		char why[300];
+		if (!hermes_pcre2_lib_load(why, sizeof why)) {
+			hermes_result_fail(result, HERMES_E_INTERNAL, "cannot search: %s", why);
+			goto out;
+		}
 		uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF;
 		opts |= args->fixed_strings ? PCRE2_LITERAL : PCRE2_UCP | PCRE2_MULTILINE;
 		if (args->ignore_case)
@@ -792,7 +797,8 @@ out:
 		match_clear(&s.heap[i]);
 	free(s.heap);
 	workers_free(&s);
-	pcre2_code_free(s.code);
+	if (s.code)
+		pcre2_code_free(s.code);
 	hermes_ignore_free(overrides);
 	free(canon);
 	pthread_mutex_destroy(&s.mu);

@@ -1,6 +1,6 @@
 # src/verbs: the verb handlers (fs.*, proc.run, sys.machineInfo), workspace confinement, atomic
 # writes, and the confined parallel walk with gitignore rules of fs.search and fs.glob. Built into
-# libhermes_verbs.la; depends on src/core only (and PCRE2, for fs.search).
+# libhermes_verbs.la; depends on src/core only (and PCRE2, loaded by fs.search).
 noinst_LTLIBRARIES += libhermes_verbs.la
 libhermes_verbs_la_SOURCES = \
 	src/verbs/workspace.c src/verbs/workspace.h \
@@ -21,7 +21,8 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/glob.c src/verbs/glob.h \
 	src/verbs/ignore.c src/verbs/ignore.h \
 	src/verbs/walk.c src/verbs/walk.h \
-	src/verbs/fs_search.c \
+	src/verbs/fs_search.c src/verbs/pcre2_lib.c src/verbs/pcre2_lib.h \
 	src/verbs/fs_glob.c
 libhermes_verbs_la_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS)
-libhermes_verbs_la_LIBADD = libhermes_core.la $(PCRE2_LIBS)
+# PCRE2 is loaded when fs.search first compiles a pattern (verbs/pcre2_lib.h), not linked.
+libhermes_verbs_la_LIBADD = libhermes_core.la
