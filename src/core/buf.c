@@ -15,7 +15,6 @@
 #include "core/buf.h"
 #include "core/utf8.h"
 
-static bool reserve(hermes_buf_t *b, size_t extra);
 
 /* A big buffer (a file's content, its JSON) is filled from start to end once, on fresh pages:
  * faulting them in 4 KiB at a time was a third of a 50 MB fs.readFile (24,600 faults). Asking
@@ -36,12 +35,7 @@ static void advise_big(void *p, size_t n)
 #endif
 }
 
-bool hermes_buf_reserve(hermes_buf_t *b, size_t extra)
-{
-	return reserve(b, extra);
-}
-
-static bool reserve(hermes_buf_t *b, size_t extra)
+bool hermes_buf_grow(hermes_buf_t *b, size_t extra)
 {
 	if (b->failed)
 		return false;
@@ -66,32 +60,13 @@ static bool reserve(hermes_buf_t *b, size_t extra)
 	return true;
 }
 
-void hermes_buf_append(hermes_buf_t *b, const char *s, size_t n)
-{
-	if (!reserve(b, n))
-		return;
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-void hermes_buf_puts(hermes_buf_t *b, const char *s)
-{
-	hermes_buf_append(b, s, strlen(s));
-}
-
-void hermes_buf_putc(hermes_buf_t *b, char c)
-{
-	hermes_buf_append(b, &c, 1);
-}
-
 void hermes_buf_printf(hermes_buf_t *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !reserve(b, (size_t)n))
+	if (n < 0 || !hermes_buf_reserve(b, (size_t)n))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -99,18 +74,38 @@ void hermes_buf_printf(hermes_buf_t *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/* The bytes a JSON string holds as they are: ASCII from the space on, but for '"' and '\\'. */
+static const unsigned char plain_ascii[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 void hermes_buf_json_string(hermes_buf_t *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	/* Worst case every byte becomes \u00XX or U+FFFD: reserve once, then write directly. */
-	if (!reserve(b, n * 6 + 2))
+	if (!hermes_buf_reserve(b, n * 6 + 2))
 		return;
 	char *o = b->data + b->len;
 	*o++ = '"';
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x80) {
+		if (plain_ascii[c]) {
 			/* Copy the run of plain ASCII in one go, finding its end 16 bytes at a time. */
 			size_t j = i + 1;
 #ifdef __SSE2__
@@ -130,8 +125,7 @@ void hermes_buf_json_string(hermes_buf_t *b, const char *s, size_t n)
 				j += 16;
 			}
 #endif
-			while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x80 &&
-			       s[j] != '"' && s[j] != '\\')
+			while (j < n && plain_ascii[(unsigned char)s[j]])
 				j++;
 #ifdef __SSE2__
 		run_end:
@@ -177,7 +171,7 @@ void hermes_buf_json_string(hermes_buf_t *b, const char *s, size_t n)
 char *hermes_buf_finish(hermes_buf_t *b)
 {
 	char *out = NULL;
-	if (!b->failed && reserve(b, 0))
+	if (!b->failed && hermes_buf_reserve(b, 0))
 		out = b->data;
 	else
 		free(b->data);

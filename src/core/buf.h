@@ -17,12 +17,39 @@ typedef struct hermes_buf {
 
 #define HERMES_BUF_INIT { NULL, 0, 0, false }
 
-void hermes_buf_append(hermes_buf_t *b, const char *s, size_t n);
+/* Grows b to hold extra more bytes and a NUL (the slow path of hermes_buf_reserve). */
+bool hermes_buf_grow(hermes_buf_t *b, size_t extra);
+
 /* Makes room for extra more bytes at once (so that a known size is not reached by doubling);
- * false if that allocation failed (sticky, as for appends). */
-bool hermes_buf_reserve(hermes_buf_t *b, size_t extra);
-void hermes_buf_puts(hermes_buf_t *b, const char *s);
-void hermes_buf_putc(hermes_buf_t *b, char c);
+ * false if that allocation failed (sticky, as for appends). Room is always left for a NUL. */
+static inline bool hermes_buf_reserve(hermes_buf_t *b, size_t extra)
+{
+	return (!b->failed && b->cap - b->len > extra) || hermes_buf_grow(b, extra);
+}
+
+/* Appending is inline: a result is written in thousands of small pieces (a 10k-entry listing:
+ * 90,000), and a call into buf.c for each cost a quarter of its encoding. */
+static inline void hermes_buf_append(hermes_buf_t *b, const char *s, size_t n)
+{
+	if (!hermes_buf_reserve(b, n))
+		return;
+	__builtin_memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static inline void hermes_buf_putc(hermes_buf_t *b, char c)
+{
+	if (!hermes_buf_reserve(b, 1))
+		return;
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+}
+
+static inline void hermes_buf_puts(hermes_buf_t *b, const char *s)
+{
+	hermes_buf_append(b, s, __builtin_strlen(s));
+}
 void hermes_buf_printf(hermes_buf_t *b, const char *fmt, ...) HERMES_PRINTF(2, 3);
 /* Appends s[0..n) as a JSON string literal (quotes included). Invalid UTF-8 is replaced by
  * U+FFFD so the output is always valid UTF-8 JSON. */
