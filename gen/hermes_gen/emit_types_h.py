@@ -56,6 +56,8 @@ def emit(table):
     out.append("\thermes_errcode_t error_code;  /* HERMES_E_NONE on success */\n")
     out.append("\tchar *error_message;          /* NULL on success */\n")
     out.append("\tbool keep_fields;             /* on failure, still report the result's own fields */\n")
+    out.append("\tchar *strings;                /* if set, one block holding every string of the result's\n"
+               "\t                                * fields (none is freed alone): big listings, one allocation */\n")
     out.append("} hermes_result_common_t;\n\n")
 
     for t in table.types:

@@ -12,22 +12,20 @@ static void *at(void *obj, size_t off)
 	return (char *)obj + off;
 }
 
-void hermes_struct_clear(const hermes_type_desc_t *desc, void *obj)
+/* Releases what obj's fields own; strings too unless they lie in a result's one block. */
+static void clear_fields(const hermes_type_desc_t *desc, void *obj, bool own_strings)
 {
-	if (!obj)
-		return;
-	if (desc->is_result)
-		free(((hermes_result_common_t *)obj)->error_message);
 	for (size_t i = 0; i < desc->field_count; i++) {
 		const hermes_field_desc_t *f = &desc->fields[i];
 		switch (f->kind) {
 		case HERMES_KIND_STRING:
-			free(*(char **)at(obj, f->offset));
+			if (own_strings)
+				free(*(char **)at(obj, f->offset));
 			break;
 		case HERMES_KIND_STRING_LIST: {
 			char **items = *(char ***)at(obj, f->offset);
 			size_t n = *(size_t *)at(obj, f->count_offset);
-			for (size_t j = 0; items && j < n; j++)
+			for (size_t j = 0; own_strings && items && j < n; j++)
 				free(items[j]);
 			free(items);
 			break;
@@ -36,13 +34,25 @@ void hermes_struct_clear(const hermes_type_desc_t *desc, void *obj)
 			char *items = *(char **)at(obj, f->offset);
 			size_t n = *(size_t *)at(obj, f->count_offset);
 			for (size_t j = 0; items && j < n; j++)
-				hermes_struct_clear(f->element, items + j * f->element->size);
+				clear_fields(f->element, items + j * f->element->size, own_strings);
 			free(items);
 			break;
 		}
 		default:
 			break;
 		}
+	}
+}
+
+void hermes_struct_clear(const hermes_type_desc_t *desc, void *obj)
+{
+	if (!obj)
+		return;
+	hermes_result_common_t *common = desc->is_result ? obj : NULL;
+	clear_fields(desc, obj, !(common && common->strings));
+	if (common) {
+		free(common->error_message);
+		free(common->strings);
 	}
 	memset(obj, 0, desc->size);
 }

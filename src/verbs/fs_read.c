@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -581,6 +582,10 @@ typedef struct listing {
 	hermes_ignore_opts_t filter;
 	hermes_buf_t path; /* workspace-relative path of the directory being read, then '/' */
 	size_t base;       /* bytes of path before the part relative to the listed directory */
+	/* Every entry's name, NUL-terminated, one after the other: the result's one block of strings
+	 * (an allocation per name was a fifth of a big listing's CPU). Until the listing is done,
+	 * each entry's name holds its offset here (the block moves as it grows). */
+	hermes_buf_t strings;
 } listing_t;
 
 /* The names of one directory, read whole and sorted. Sorting 100k names with strcmp on strdup'd
@@ -772,7 +777,10 @@ static int list_into(listing_t *l, int fd, int depth, const hermes_ignore_dir_t 
 			l->cap = ncap;
 		}
 		hermes_dir_entry_t *e = &l->entries[l->count];
-		if (!(e->name = hermes_text_lossy_n(l->path.data + l->base, l->path.len - l->base))) {
+		e->name = (char *)(uintptr_t)l->strings.len; /* an offset until the listing is done */
+		hermes_buf_append_lossy(&l->strings, l->path.data + l->base, l->path.len - l->base);
+		hermes_buf_putc(&l->strings, '\0');
+		if (l->strings.failed) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -884,11 +892,13 @@ void hermes_verb_fs_list_dir(const hermes_call_t *call, const void *args_, void 
 	hermes_buf_free(&l.path);
 	if (rc) {
 		hermes_ws_fail(result, rc, "list", args->path);
-		for (size_t i = 0; i < l.count; i++)
-			free(l.entries[i].name);
+		hermes_buf_free(&l.strings);
 		free(l.entries);
 		return;
 	}
+	for (size_t i = 0; i < l.count; i++)
+		l.entries[i].name = l.strings.data + (uintptr_t)l.entries[i].name;
+	result->common.strings = l.strings.data; /* freed with the result, names and all */
 	if (l.count > 1 && l.nested) /* one level comes sorted already */
 		qsort(l.entries, l.count, sizeof *l.entries, cmp_entries);
 	if (l.count == 0) {

@@ -140,15 +140,19 @@ char *hermes_text_lossy_n(const char *s, size_t len)
 		return copy;
 	}
 	hermes_buf_t out = HERMES_BUF_INIT;
-	hermes_buf_append(&out, "", 0);
+	hermes_buf_append_lossy(&out, s, len);
+	return hermes_buf_finish(&out);
+}
+
+void hermes_buf_append_lossy(hermes_buf_t *b, const char *s, size_t len)
+{
 	while (len > 0) {
 		size_t bad = hermes_text_validate(s, len);
-		hermes_buf_append(&out, s, bad);
+		hermes_buf_append(b, s, bad);
 		if (bad == len)
 			break;
-		hermes_buf_append(&out, "\xEF\xBF\xBD", 3);
+		hermes_buf_append(b, "\xEF\xBF\xBD", 3);
 		s += bad + 1;
 		len -= bad + 1;
 	}
-	return hermes_buf_finish(&out);
 }

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/buf.h"
+
 /* Size of the fixed buffer the streaming verbs read through. */
 #define HERMES_LINES_BUFSIZE (256u * 1024u)
 
@@ -31,5 +33,7 @@ bool hermes_text_valid(const char *s, size_t len, size_t *bad);
 char *hermes_text_lossy(const char *s);
 /* The same for s[0..len) (no NUL inside); a valid name costs one malloc and one copy. */
 char *hermes_text_lossy_n(const char *s, size_t len);
+/* Appends s[0..len) to b the same way (bytes that are not UTF-8 text become U+FFFD). */
+void hermes_buf_append_lossy(hermes_buf_t *b, const char *s, size_t len);
 
 #endif
