@@ -375,9 +375,10 @@ int hermes_ws_open_path(const hermes_ws_t *ws, const char *path, int oflags, int
 
 void hermes_ws_loc_close(hermes_ws_loc_t *loc)
 {
-	if (loc->dirfd >= 0)
+	if (loc->dirfd >= 0 && !loc->borrowed)
 		close(loc->dirfd);
 	loc->dirfd = -1;
+	loc->borrowed = false;
 }
 
 /* Fills loc for a directory given by its canonical path from the root (the ".", ".." case). */
@@ -452,8 +453,15 @@ int hermes_ws_locate(const hermes_ws_t *ws, const char *path, unsigned flags, he
 			rc = -ENOMEM;
 			break;
 		}
-		rc = open_beneath(ws, dirpart, O_PATH | O_DIRECTORY, (flags & HERMES_WS_MKDIRS) != 0,
-		                  &loc->dirfd);
+		if (slash) {
+			rc = open_beneath(ws, dirpart, O_PATH | O_DIRECTORY, (flags & HERMES_WS_MKDIRS) != 0,
+			                  &loc->dirfd);
+		} else { /* a name in the root: its descriptor, rather than opening "." beneath it again
+			  * (fs.exists of such a name: one system call instead of three) */
+			loc->dirfd = ws->root_fd;
+			loc->borrowed = true;
+			rc = 0;
+		}
 		if (rc) {
 			free(dirpart);
 			break;

@@ -49,6 +49,7 @@ int hermes_ws_open_path(const hermes_ws_t *ws, const char *path, int oflags, int
 /* Where a path's final component lives: an open parent directory and the name in it. */
 typedef struct hermes_ws_loc {
 	int dirfd;              /* O_PATH directory descriptor, -1 if is_root */
+	bool borrowed;          /* dirfd is the workspace's own root descriptor: not to be closed */
 	char name[NAME_MAX + 1];/* the final component, "" if is_root */
 	bool is_root;           /* the path names the root itself ("", ".", "a/..") */
 	bool exists;            /* name exists in dirfd (as anything, even a dangling symlink) */
