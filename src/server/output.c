@@ -124,16 +124,25 @@ static int frame_iov(const frame_t *f, struct iovec *iov)
  * of the replies stays), and only into a regular file, or a pipe with room for all of it (only
  * this process writes there, so the room found can only grow). Lock held. */
 _Thread_local bool hermes_output_write_through;
+_Thread_local bool hermes_output_gather;
 
-static bool can_write_through(hermes_output_t *out, size_t len)
+/* Can len bytes be written now without any risk of blocking: nothing being written, and a regular
+ * file or a pipe with that much free (only this process writes there: the room can only grow).
+ * Lock held. */
+static bool has_room(hermes_output_t *out, size_t len)
 {
-	if (!hermes_output_write_through || out->head || out->writing || out->pipe_size < 0)
+	if (out->writing || out->pipe_size < 0)
 		return false;
 	if (out->pipe_size == 0)
 		return true;
 	int unread = 0;
 	return ioctl(out->fd, FIONREAD, &unread) == 0 && unread >= 0 &&
 	       (size_t)(out->pipe_size - unread) >= len;
+}
+
+static bool can_write_through(hermes_output_t *out, size_t len)
+{
+	return hermes_output_write_through && !out->head && has_room(out, len);
 }
 
 static void *writer_main(void *arg)
@@ -271,8 +280,47 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 		out->head = f;
 	out->tail = f;
 	out->queued += frame_bytes(f);
-	pthread_cond_signal(&out->more);
+	if (!hermes_output_gather)
+		pthread_cond_signal(&out->more);
 	pthread_mutex_unlock(&out->lock);
+}
+
+void hermes_output_flush_here(hermes_output_t *out)
+{
+	pthread_mutex_lock(&out->lock);
+	if (!out->head || out->broken || out->stopping || !has_room(out, out->queued)) {
+		if (out->head)
+			pthread_cond_signal(&out->more); /* the writer's job after all */
+		pthread_mutex_unlock(&out->lock);
+		return;
+	}
+	/* Written under the lock, as a write-through is: the writer thread cannot start meanwhile,
+	 * and the room was checked for all of it (queued counts more than the bytes). */
+	frame_t *list = out->head;
+	out->head = out->tail = NULL;
+	struct iovec iov[BATCH_IOV];
+	int err = 0;
+	for (frame_t *f = list; f && !err;) {
+		int n = 0;
+		while (f && n + 5 <= BATCH_IOV) {
+			n += frame_iov(f, iov + n);
+			f = f->next;
+		}
+		err = write_all(out, iov, n);
+	}
+	if (err)
+		out->broken = true;
+	out->queued -= free_frames(list);
+	pthread_cond_broadcast(&out->written);
+	pthread_mutex_unlock(&out->lock);
+	if (err) {
+		hermes_log(err == EPIPE ? HERMES_LOG_INFO : HERMES_LOG_ERROR, "cannot write a reply: %s",
+		           strerror(err));
+		if (out->on_broken)
+			out->on_broken(out->ctx);
+	}
+	if (out->on_written)
+		out->on_written(out->ctx);
 }
 
 bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms)

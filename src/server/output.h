@@ -42,6 +42,12 @@ size_t hermes_output_queued(hermes_output_t *out);
  * itself when nothing is queued and the output has room for all of it (a regular file, or a pipe
  * with the space free: it cannot block), saving the hand-off to the writer thread. */
 extern _Thread_local bool hermes_output_write_through;
+/* A thread that sets hermes_output_gather queues its replies without waking the writer, then calls
+ * hermes_output_flush_here: the replies of a batch of quick requests go out in one writev(). */
+extern _Thread_local bool hermes_output_gather;
+/* Writes everything queued from this thread when the output is idle and has room for all of it
+ * (it cannot block); otherwise wakes the writer thread to do it. */
+void hermes_output_flush_here(hermes_output_t *out);
 void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r);
 /* Writes what is queued, then stops the writer. Gives up if the client has read nothing for
  * stall_seconds (then the thread is left blocked and the output not freed; returns false). */

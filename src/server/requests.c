@@ -171,28 +171,51 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 	submit(srv, req);
 }
 
+/* Replies of a batch written at a time: the client reads the first ones while the next are made
+ * (fs.exists at 64 in flight: 1 to 16 made no difference past the noise; all at the end was 30%
+ * slower, the client and the server taking turns). */
+#define FLUSH_EVERY 8
+
 void hermes_requests_flush(server_t *srv)
 {
 	request_t *list = srv->deferred;
 	srv->deferred = NULL;
 	srv->deferred_tail = &srv->deferred;
-	if (list && !list->deferred_next) {
+	if (!list)
+		return;
+	bool alone = false;
+	if (!list->deferred_next) {
 		pthread_mutex_lock(&srv->lock);
-		bool alone = srv->active_count == 1;
+		alone = srv->active_count == 1;
 		pthread_mutex_unlock(&srv->lock);
-		/* room for the reply: the reader must not wait for the client here (it would not see
-		 * a signal meanwhile) */
-		if (alone && hermes_output_queued(srv->out) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
-			hermes_output_write_through = true;
-			run_request(&list->job);
-			hermes_output_write_through = false;
-			return;
-		}
 	}
+	/* INSTANT calls run right here, a few system calls each: handing each to a worker and its
+	 * reply on to the writer cost more than the call (at 64 in flight, a quarter of the server's
+	 * time went to waking threads). Their replies are gathered and written from here in one
+	 * writev() when the output has room (else by the writer), one that came alone as it is
+	 * made. Only while the replies waiting
+	 * leave room: the reader must not wait for the client (it would not see a signal
+	 * meanwhile), so past that the calls go to the pool. */
+	hermes_output_gather = !alone;
+	int gathered = 0;
 	while (list) {
 		request_t *next = list->deferred_next;
-		submit(srv, list);
+		if (hermes_output_queued(srv->out) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
+			hermes_output_write_through = alone;
+			run_request(&list->job);
+			hermes_output_write_through = false;
+			if (hermes_output_gather && ++gathered == FLUSH_EVERY) {
+				hermes_output_flush_here(srv->out);
+				gathered = 0;
+			}
+		} else {
+			submit(srv, list);
+		}
 		list = next;
+	}
+	if (hermes_output_gather) {
+		hermes_output_gather = false;
+		hermes_output_flush_here(srv->out);
 	}
 }
 
