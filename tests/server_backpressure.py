@@ -28,11 +28,13 @@ def rss_kib(pid):
     return 0
 
 
-def test_a_client_that_does_not_read_cannot_grow_the_server():
+def flood(method, params):
+    """N requests from a client that reads nothing for two seconds, then reads everything."""
     with tempfile.TemporaryDirectory(prefix="hermes-backpressure.") as root:
         p = subprocess.Popen([HERMES, "serve", "--root", root], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE)
-        line = b'{"jsonrpc":"2.0","id":%d,"method":"fs.exists","params":{"path":"x"}}\n'
+        line = b'{"jsonrpc":"2.0","id":%d,"method":"' + method.encode() + b'","params":' + \
+            params.encode() + b'}\n'
         sent = []
 
         def writer():
@@ -54,7 +56,20 @@ def test_a_client_that_does_not_read_cannot_grow_the_server():
         t.join(10)
         check(p.wait(30) == 0, "exit status %r" % p.returncode)
         check(data.count(b"\n") == N, "%d replies for %d requests" % (data.count(b"\n"), N))
-        print("peak RSS %.1f MiB with the client not reading; %d requests answered" % (peak / 1024, N))
+        print("%s: peak RSS %.1f MiB with the client not reading; %d requests answered"
+              % (method, peak / 1024, N))
+
+
+def test_a_client_that_does_not_read_cannot_grow_the_server():
+    # fs.exists is instant: the reader thread runs it and stops once the replies waiting pass
+    # half their bound
+    flood("fs.exists", '{"path":"x"}')
+
+
+def test_nor_with_requests_run_by_workers():
+    # fs.readRange is not: it goes to a worker, which does not start while the replies are over
+    # their bound, and the reader stops at the bound of requests in flight
+    flood("fs.readRange", '{"path":"x","startLine":1,"endLine":2}')
 
 
 run_tests(globals(), per_test_timeout=120)
