@@ -198,12 +198,23 @@ static const hermes_field_desc_t *find_field(const hermes_type_desc_t *desc, con
 	return NULL;
 }
 
+/* a then b into out (of size bytes), cut to fit: the paths messages name, built for every member
+ * decoded, so without the cost of a printf (which was 6% of a server answering fs.exists). */
+static void join(char *out, size_t size, const char *a, const char *b)
+{
+	size_t na = strnlen(a, size - 1);
+	memcpy(out, a, na);
+	size_t nb = strnlen(b, size - 1 - na);
+	memcpy(out + na, b, nb);
+	out[na + nb] = '\0';
+}
+
 static int decode_object(const ctx_t *c, const hermes_type_desc_t *desc, const hermes_json_t *json,
                          void *obj, const char *path)
 {
 	bool seen[MAX_FIELDS] = { false };
 	char pre[300]; /* path of this object's members, for messages: "" or "entries[2]." */
-	snprintf(pre, sizeof pre, "%s%s", path, *path ? "." : "");
+	join(pre, sizeof pre, path, *path ? "." : "");
 
 	if (json && json->type != HERMES_JSON_NULL) {
 		if (json->type != HERMES_JSON_OBJECT) {
@@ -229,7 +240,7 @@ static int decode_object(const ctx_t *c, const hermes_type_desc_t *desc, const h
 		for (const hermes_json_t *m = json->child; m; m = m->next) {
 			const hermes_field_desc_t *f = find_field(desc, m);
 			char fpath[300];
-			snprintf(fpath, sizeof fpath, "%s%s", pre, m->key);
+			join(fpath, sizeof fpath, pre, m->key);
 			if (f == NULL) {
 				hermes_decode_err_unknown_field(c->err, desc, c->verb, c->prefix, fpath);
 				locate(c, m);
