@@ -199,9 +199,10 @@ void hermes_method_cancel_request(server_t *srv, call_t *c);
 void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_desc *verb,
                            const hermes_json_t *params, bool mcp, const char *progress_token,
                            size_t progress_token_len);
-/* After a read from the client: an INSTANT call that came alone, with nothing else in flight and
- * room for its reply, runs right here on the reader thread (no hand-off to a worker and back:
- * the round trip of one request at a time); otherwise the deferred calls go to the pool. */
+/* After a read from the client: the INSTANT calls it held run right here on the reader thread,
+ * while the replies waiting leave room (no hand-off to a worker and back), their replies gathered
+ * and written from here; one that came alone with nothing else in flight is written as it is
+ * made. Past the room, the deferred calls go to the pool. */
 void hermes_requests_flush(server_t *srv);
 
 /* ---- mcp.c: the Model Context Protocol's session methods ----------------------------------- */
