@@ -26,7 +26,7 @@ typedef struct hermes_libedit_api {
 
 extern hermes_libedit_api_t hermes_libedit;
 
-/* Loads libedit (once; not thread-safe). false, with why in err (of size n), if it cannot be
+/* Loads libedit (once; thread-safe). false, with why in err (of size n), if it cannot be
  * loaded: the console then reads plain lines. */
 bool hermes_libedit_load(char *err, size_t n);
 

@@ -11,6 +11,8 @@
 #ifndef HERMES_CORE_DL_H
 #define HERMES_CORE_DL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -19,6 +21,21 @@ void *hermes_dl_open(const char *soname, char *why, size_t n);
 
 /* The address of name in lib, or NULL with why saying which library lacks it. */
 void *hermes_dl_sym(void *lib, const char *soname, const char *name, char *why, size_t n);
+
+/* A library (or a few) loaded at most once in the process, from whichever thread first needs it:
+ * load opens it and fills its API, or returns false with why (of size n). */
+typedef struct hermes_dl_lib {
+	bool (*load)(char *why, size_t n);
+	const char *what;    /* named in the message when it fails ("PCRE2"), or NULL: the reason alone */
+	pthread_mutex_t lock;
+	atomic_int state;    /* 0: not tried, 1: loaded, -1: failed */
+	char why[300];
+} hermes_dl_lib_t;
+
+#define HERMES_DL_LIB(load, what) { (load), (what), PTHREAD_MUTEX_INITIALIZER, 0, "" }
+
+/* Loads l the first time; then true, or false with why it could not be in err (of size n). */
+bool hermes_dl_ensure(hermes_dl_lib_t *l, char *err, size_t n);
 
 #define HERMES_DL_STR_(x) #x
 #define HERMES_DL_STR(x) HERMES_DL_STR_(x) /* after macro expansion: pcre2_compile is pcre2_compile_8 */

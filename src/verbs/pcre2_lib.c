@@ -2,39 +2,29 @@
 #include "config.h"
 
 #define HERMES_PCRE2_LIB_LOADER
-#include <pthread.h>
-#include <stdio.h>
-
 #include "verbs/pcre2_lib.h"
 
 hermes_pcre2_api_t hermes_pcre2_lib;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static bool loaded;
-static char why[300];
 static char version[64];
 
-static void load(void)
+static bool load(char *e, size_t n)
 {
-	char e[256] = "";
 	bool ok = false;
-	void *lib = hermes_dl_open(HERMES_PCRE2_SONAME, e, sizeof e);
+	void *lib = hermes_dl_open(HERMES_PCRE2_SONAME, e, n);
 	if (lib)
 		HERMES_DL_LOAD_ALL(HERMES_PCRE2_FUNCTIONS, &hermes_pcre2_lib, lib, HERMES_PCRE2_SONAME, e,
-		                   sizeof e, ok);
+		                   n, ok);
 	if (ok && hermes_pcre2_lib.pcre2_config_8(PCRE2_CONFIG_VERSION, version) < 0)
 		version[0] = '\0';
-	loaded = ok;
-	if (!ok)
-		snprintf(why, sizeof why, "PCRE2 could not be loaded: %s", e);
+	return ok;
 }
+
+static hermes_dl_lib_t loader = HERMES_DL_LIB(load, "PCRE2");
 
 bool hermes_pcre2_lib_load(char *err, size_t n)
 {
-	pthread_once(&once, load);
-	if (!loaded && err)
-		snprintf(err, n, "%s", why);
-	return loaded;
+	return hermes_dl_ensure(&loader, err, n);
 }
 
 const char *hermes_pcre2_lib_version(void)
