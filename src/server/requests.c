@@ -183,28 +183,20 @@ void hermes_requests_flush(server_t *srv)
 	srv->deferred_tail = &srv->deferred;
 	if (!list)
 		return;
-	bool alone = false;
-	if (!list->deferred_next) {
-		pthread_mutex_lock(&srv->lock);
-		alone = srv->active_count == 1;
-		pthread_mutex_unlock(&srv->lock);
-	}
 	/* INSTANT calls run right here, a few system calls each: handing each to a worker and its
 	 * reply on to the writer cost more than the call (at 64 in flight, a quarter of the server's
 	 * time went to waking threads). Their replies are gathered and written from here in one
-	 * writev() when the output has room (else by the writer), one that came alone as it is
-	 * made. Only while the replies waiting
+	 * writev() when the output has room (else by the writer); the reply of the only request in
+	 * flight is written as it is made (hermes_inflight_done). Only while the replies waiting
 	 * leave room: the reader must not wait for the client (it would not see a signal
 	 * meanwhile), so past that the calls go to the pool. */
-	hermes_output_gather = !alone;
+	hermes_output_gather = true;
 	int gathered = 0;
 	while (list) {
 		request_t *next = list->deferred_next;
 		if (hermes_output_queued(srv->out) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
-			hermes_output_write_through = alone;
 			run_request(&list->job);
-			hermes_output_write_through = false;
-			if (hermes_output_gather && ++gathered == FLUSH_EVERY) {
+			if (++gathered == FLUSH_EVERY) {
 				hermes_output_flush_here(srv->out);
 				gathered = 0;
 			}
@@ -213,10 +205,8 @@ void hermes_requests_flush(server_t *srv)
 		}
 		list = next;
 	}
-	if (hermes_output_gather) {
-		hermes_output_gather = false;
-		hermes_output_flush_here(srv->out);
-	}
+	hermes_output_gather = false;
+	hermes_output_flush_here(srv->out);
 }
 
 void hermes_method_execute(server_t *srv, call_t *c)
