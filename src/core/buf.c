@@ -15,7 +15,6 @@
 #include "core/buf.h"
 #include "core/utf8.h"
 
-
 /* A big buffer (a file's content, its JSON) is filled from start to end once, on fresh pages:
  * faulting them in 4 KiB at a time was a third of a 50 MB fs.readFile (24,600 faults). Asking
  * for transparent huge pages makes that about 50 faults of 2 MiB; the kernel ignores the advice

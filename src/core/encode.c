@@ -55,19 +55,9 @@ static void item(writer_t *w)
 static void key(writer_t *w, const char *k)
 {
 	item(w);
-	size_t n = strlen(k);
-	if (!hermes_buf_reserve(&w->buf, n + 4))
-		return;
-	char *o = w->buf.data + w->buf.len;
-	*o++ = '"';
-	memcpy(o, k, n);
-	o += n;
-	*o++ = '"';
-	*o++ = ':';
-	if (w->pretty)
-		*o++ = ' ';
-	*o = '\0';
-	w->buf.len = (size_t)(o - w->buf.data);
+	hermes_buf_putc(&w->buf, '"');
+	hermes_buf_puts(&w->buf, k);
+	hermes_buf_append(&w->buf, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
 }
 
 static void string_or_null(writer_t *w, const char *s)
