@@ -9,7 +9,7 @@
 #include <check.h>
 
 #include "core/utf8.h"
-#include "verbs/lines.h"
+#include "fs/lines.h"
 
 static size_t naive_count(const char *s, size_t n)
 {

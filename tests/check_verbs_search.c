@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "verbs/glob.h"
-#include "verbs/ignore.h"
+#include "fs/glob.h"
+#include "fs/ignore.h"
 #include "verbs_testlib.h"
 
 /* ---- the glob matcher --------------------------------------------------------------------- */

@@ -11,8 +11,8 @@
 #include "cli/console_libedit.h"
 #endif
 #include "core/yaml_lib.h"
-#include "verbs/pcre2_lib.h"
-#include "verbs/spawn.h"
+#include "fs/pcre2_lib.h"
+#include "proc/spawn.h"
 #include "cli/options.h"
 
 static void usage(FILE *out)

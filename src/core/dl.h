@@ -7,7 +7,7 @@
  * libraries the same way. The SONAMEs are the versions configure built against.
  *
  * A library's user declares its functions with an X-macro list and loads them with
- * HERMES_DL_LOAD_ALL; see core/yaml_lib.h and verbs/pcre2_lib.h. */
+ * HERMES_DL_LOAD_ALL; see core/yaml_lib.h and fs/pcre2_lib.h. */
 #ifndef HERMES_CORE_DL_H
 #define HERMES_CORE_DL_H
 

@@ -11,11 +11,11 @@
 
 #include "core/buf.h"
 #include "core/fdio.h"
-#include "verbs/atomic.h"
-#include "verbs/diff.h"
+#include "fs/atomic.h"
+#include "fs/diff.h"
 #include "verbs/handlers.h"
-#include "verbs/lines.h"
-#include "verbs/workspace.h"
+#include "fs/lines.h"
+#include "fs/workspace.h"
 
 /* The file's text: read whole, bounded by the read limit, checked to be text. 0, or -1 once
  * result says why. */

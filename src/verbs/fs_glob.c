@@ -10,10 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "verbs/glob.h"
+#include "fs/glob.h"
 #include "verbs/handlers.h"
-#include "verbs/walk.h"
-#include "verbs/workspace.h"
+#include "fs/walk.h"
+#include "fs/workspace.h"
 
 #define GLOB_MAX_RESULTS 100000
 

@@ -17,11 +17,11 @@
 #include <unistd.h>
 
 #include "verbs/handlers.h"
-#include "verbs/pcre2_lib.h"
-#include "verbs/ignore.h"
-#include "verbs/lines.h"
-#include "verbs/walk.h"
-#include "verbs/workspace.h"
+#include "fs/pcre2_lib.h"
+#include "fs/ignore.h"
+#include "fs/lines.h"
+#include "fs/walk.h"
+#include "fs/workspace.h"
 
 #define SEARCH_MAX_RESULTS 10000
 #define SEARCH_MAX_CONTEXT 10

@@ -12,8 +12,8 @@
 
 #include "core/utf8.h"
 #include "verbs/handlers.h"
-#include "verbs/lines.h"
-#include "verbs/workspace.h"
+#include "fs/lines.h"
+#include "fs/workspace.h"
 
 #define TEXT_PROBE 8192 /* what fs.search also looks at to tell text from binary */
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "verbs/atomic.h"
+#include "fs/atomic.h"
 #include "verbs/handlers.h"
-#include "verbs/workspace.h"
+#include "fs/workspace.h"
 
 static void fail_msg(void *result, hermes_errcode_t code, const char *action, const char *path,
                      const char *why)

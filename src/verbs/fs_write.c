@@ -1,5 +1,5 @@
 /* verbs/fs_write.c: fs.writeFile and fs.writeRange. Both build the new version in a temporary file
- * next to the target and rename it into place (atomic.c), so nobody ever sees a partial file; the
+ * next to the target and rename it into place (fs/atomic.c), so nobody ever sees a partial file; the
  * target keeps its permission bits, and a symlink inside the workspace is written through. */
 #include <config.h>
 
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "verbs/atomic.h"
+#include "fs/atomic.h"
 #include "verbs/handlers.h"
-#include "verbs/lines.h"
-#include "verbs/workspace.h"
+#include "fs/lines.h"
+#include "fs/workspace.h"
 
 /* Locates the file a write goes to (through in-root symlinks) and checks it can be one. */
 static int locate_target(const hermes_call_t *call, const char *path, unsigned flags,

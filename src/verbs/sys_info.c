@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "verbs/handlers.h"
-#include "verbs/lines.h"
-#include "verbs/workspace.h"
+#include "fs/lines.h"
+#include "fs/workspace.h"
 
 /* File system types that hold no user data of their own (kernel interfaces) or only memory
  * (tmpfs and friends), and read-only package images (squashfs: snaps). Left out of disks unless the

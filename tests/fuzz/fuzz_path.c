@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz/fuzz.h"
-#include "verbs/workspace.h"
+#include "fs/workspace.h"
 
 static hermes_ws_t *ws;
 static char root[PATH_MAX];

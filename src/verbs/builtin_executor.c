@@ -1,4 +1,4 @@
-/* verbs/executor_new.c: hermes_executor_new() (public, hermes.h): an executor confined to a
+/* verbs/builtin_executor.c: hermes_executor_new() (public, hermes.h): an executor confined to a
  * workspace root, with the handler of every verb of the table registered (gen_registry.c). */
 #include <config.h>
 
@@ -6,7 +6,7 @@
 
 #include "core/verb.h"
 #include "verbs/gen_handlers.h"
-#include "verbs/workspace.h"
+#include "fs/workspace.h"
 
 int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err)
 {

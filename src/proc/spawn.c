@@ -1,10 +1,11 @@
-/* verbs/spawn.c: a program run under a supervisor of its own (see spawn.h). Between fork and
+/* proc/spawn.c: a program run under a supervisor of its own (see spawn.h). Between fork and
  * exit, the supervisor and the program's child side run in a copy of a multithreaded process, so
  * they call only async-signal-safe functions: system calls, no malloc, no stdio. */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,7 +19,7 @@
 
 #include <hermes/hermes.h>
 
-#include "verbs/spawn.h"
+#include "proc/spawn.h"
 
 #ifdef HAVE_LINUX_LANDLOCK_H
 #include <linux/landlock.h>
@@ -349,6 +350,35 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 void hermes_run_stop(hermes_run_t *run, bool urgent)
 {
 	kill(run->pid, urgent ? SIGUSR1 : SIGTERM);
+}
+
+bool hermes_run_wait(const hermes_run_t *run, int cancelfd, int ms, bool *cancelled)
+{
+	pid_t pid = run->pid;
+	int pidfd = run->pidfd;
+	if (pidfd >= 0) {
+		struct pollfd pf[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = cancelfd, .events = POLLIN}};
+		int r = poll(pf, cancelfd >= 0 ? 2 : 1, ms);
+		if (r > 0 && cancelfd >= 0 && (pf[1].revents & POLLIN) && cancelled)
+			*cancelled = true;
+		return r > 0 && (pf[0].revents & (POLLIN | POLLHUP));
+	}
+	/* No pidfd (old kernel): look every 10 ms without reaping. */
+	int64_t until = now_ms() + ms;
+	for (;;) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+			return true;
+		int left = (int)(until - now_ms());
+		if (left <= 0)
+			return false;
+		struct pollfd pf = {.fd = cancelfd, .events = POLLIN};
+		if (poll(&pf, cancelfd >= 0 ? 1 : 0, left < 10 ? left : 10) > 0 && cancelled) {
+			*cancelled = true;
+			return false;
+		}
+	}
 }
 
 int hermes_run_finish(hermes_run_t *run, int *status)

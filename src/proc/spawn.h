@@ -1,10 +1,10 @@
-/* verbs/spawn.h: running a program so that nothing of it outlives its run. Each run has a
+/* proc/spawn.h: running a program so that nothing of it outlives its run. Each run has a
  * supervisor process of its own (a child subreaper): the program's orphans are reparented to it,
  * and when the program ends, is stopped, or Hermes itself dies, the supervisor kills every
  * descendant that is left before it exits. The program is executed from the descriptor that was
  * checked (execveat), never looked up again by path. */
-#ifndef HERMES_VERBS_SPAWN_H
-#define HERMES_VERBS_SPAWN_H
+#ifndef HERMES_PROC_SPAWN_H
+#define HERMES_PROC_SPAWN_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -42,6 +42,10 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run);
 #define HERMES_RUN_GRACE_MS 2000
 #define HERMES_RUN_URGENT_GRACE_MS 500
 void hermes_run_stop(hermes_run_t *run, bool urgent);
+
+/* Waits up to ms for the supervisor to exit (without reaping it), or for cancelfd (-1: none) to
+ * become readable (then *cancelled is set, if cancelled is not NULL). True once it has exited. */
+bool hermes_run_wait(const hermes_run_t *run, int cancelfd, int ms, bool *cancelled);
 
 /* Reaps the supervisor (waiting for it) and says how the program ended: 0 and its wait status
  * in *status; or -errno if it could not be executed (ENOENT: a missing #! interpreter or

@@ -1,8 +1,8 @@
-/* verbs/ignore.h: ignore rules in the gitignore format (.gitignore, .ignore, .git/info/exclude,
+/* fs/ignore.h: ignore rules in the gitignore format (.gitignore, .ignore, .git/info/exclude,
  * and the include/exclude globs of fs.search), and the decision a walk makes for each entry, with
  * ripgrep's precedence so that fs.search skips exactly what `rg` skips. */
-#ifndef HERMES_VERBS_IGNORE_H
-#define HERMES_VERBS_IGNORE_H
+#ifndef HERMES_FS_IGNORE_H
+#define HERMES_FS_IGNORE_H
 
 #include <stdbool.h>
 #include <stddef.h>

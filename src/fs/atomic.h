@@ -1,9 +1,9 @@
-/* verbs/atomic.h: replacing or creating a file so that readers, and a crash at any instant, see
+/* fs/atomic.h: replacing or creating a file so that readers, and a crash at any instant, see
  * either the old file or the complete new one: a temporary file in the same directory, written,
  * fsync'd, then renamed (or linked without replacing) onto the final name, and the directory
  * fsync'd. Also the fast copy of one descriptor's data into another. */
-#ifndef HERMES_VERBS_ATOMIC_H
-#define HERMES_VERBS_ATOMIC_H
+#ifndef HERMES_FS_ATOMIC_H
+#define HERMES_FS_ATOMIC_H
 
 #include <limits.h>
 #include <stdbool.h>

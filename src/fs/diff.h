@@ -1,8 +1,8 @@
-/* verbs/diff.h: a unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints
+/* fs/diff.h: a unified diff of two texts, line by line (Myers' algorithm), as `diff -u` prints
  * it: "--- a/NAME", "+++ b/NAME", hunks with `context` lines around each change, and "\ No
  * newline at end of file" where a text's last line has none. */
-#ifndef HERMES_VERBS_DIFF_H
-#define HERMES_VERBS_DIFF_H
+#ifndef HERMES_FS_DIFF_H
+#define HERMES_FS_DIFF_H
 
 #include <stddef.h>
 

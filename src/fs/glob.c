@@ -1,4 +1,4 @@
-/* verbs/glob.c: the glob matcher of fs.glob, fs.search's include/exclude and the ignore files.
+/* fs/glob.c: the glob matcher of fs.glob, fs.search's include/exclude and the ignore files.
  * A pattern is expanded at its {a,b} alternatives, split into components at '/', and each
  * component compiled to tokens. Matching works at two levels with the same linear algorithm
  * (Russ Cox, "Glob Matching Can Be Simple And Fast Too"): "**" is the star over components, '*'
@@ -6,7 +6,7 @@
  * which is exact when a level has a single kind of star. No backtracking blow-up, no allocation. */
 #include <config.h>
 
-#include "verbs/glob.h"
+#include "fs/glob.h"
 
 #include <stdint.h>
 #include <stdio.h>

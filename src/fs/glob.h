@@ -1,8 +1,8 @@
-/* verbs/glob.h: glob patterns over '/'-separated relative paths, in the syntax of gitignore and of
+/* fs/glob.h: glob patterns over '/'-separated relative paths, in the syntax of gitignore and of
  * ripgrep's -g: '*' and '?' within one component, [...] classes, {a,b} alternatives, '\' escapes,
  * and "**" as a whole component for any number of components (zero included). */
-#ifndef HERMES_VERBS_GLOB_H
-#define HERMES_VERBS_GLOB_H
+#ifndef HERMES_FS_GLOB_H
+#define HERMES_FS_GLOB_H
 
 #include <stdbool.h>
 #include <stddef.h>

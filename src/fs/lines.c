@@ -1,9 +1,9 @@
-/* verbs/lines.c: newline counting (SIMD where available) and the UTF-8 text check. */
+/* fs/lines.c: newline counting (SIMD where available) and the UTF-8 text check. */
 #include <config.h>
 
 #include "core/buf.h"
 #include "core/utf8.h"
-#include "verbs/lines.h"
+#include "fs/lines.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
-/* verbs/pcre2_lib.c: loading PCRE2 on first use (see pcre2_lib.h). */
+/* fs/pcre2_lib.c: loading PCRE2 on first use (see pcre2_lib.h). */
 #include "config.h"
 
 #define HERMES_PCRE2_LIB_LOADER
-#include "verbs/pcre2_lib.h"
+#include "fs/pcre2_lib.h"
 
 hermes_pcre2_api_t hermes_pcre2_lib;
 

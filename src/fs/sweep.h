@@ -1,9 +1,9 @@
-/* verbs/sweep.h: what a killed Hermes can leave behind, removed by the next one. Hermes's own
+/* fs/sweep.h: what a killed Hermes can leave behind, removed by the next one. Hermes's own
  * files only, by their exact name patterns, and never one a live process may still be writing:
  * a file goes only if the process named in it is gone (or cannot be told apart from one that
  * is, in another PID namespace) and it has not been touched for a while. */
-#ifndef HERMES_VERBS_SWEEP_H
-#define HERMES_VERBS_SWEEP_H
+#ifndef HERMES_FS_SWEEP_H
+#define HERMES_FS_SWEEP_H
 
 #include <stddef.h>
 

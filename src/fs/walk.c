@@ -1,11 +1,11 @@
-/* verbs/walk.c: the parallel, confined directory walk (see walk.h). Work is a LIFO stack of jobs
+/* fs/walk.c: the parallel, confined directory walk (see walk.h). Work is a LIFO stack of jobs
  * shared by the workers: "open and read this directory" or "handle these files of that
  * directory". A directory's descriptor stays open while jobs still need it (to open children with
  * openat), which a LIFO stack keeps to about depth x workers descriptors; below HOLD_DEPTH,
  * children are reopened from the root instead, so deep trees cannot exhaust descriptors. */
 #include <config.h>
 
-#include "verbs/walk.h"
+#include "fs/walk.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
-/* verbs/atomic.c: temporary file, fsync, rename; see atomic.h. */
+/* fs/atomic.c: temporary file, fsync, rename; see atomic.h. */
 #include <config.h>
 
-#include "verbs/atomic.h"
-#include "verbs/sweep.h"
-#include "verbs/workspace.h"
+#include "fs/atomic.h"
+#include "fs/sweep.h"
+#include "fs/workspace.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
-/* verbs/sweep.c: removing what killed runs of Hermes left behind (see sweep.h). */
+/* fs/sweep.c: removing what killed runs of Hermes left behind (see sweep.h). */
 #include <config.h>
 
-#include "verbs/sweep.h"
+#include "fs/sweep.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,18 +1,18 @@
-/* verbs/walk.h: a parallel directory walk confined to the workspace, for fs.search and fs.glob.
+/* fs/walk.h: a parallel directory walk confined to the workspace, for fs.search and fs.glob.
  * Directories are opened with openat() on their parent's descriptor and O_NOFOLLOW, so the walk
  * never leaves the tree it started in: symlinks are neither followed nor reported, and neither
  * are devices, FIFOs and sockets. Entries are filtered with the ignore rules (ignore.h), and a
  * directory named .git is never entered. Several threads read directories and hand out files. */
-#ifndef HERMES_VERBS_WALK_H
-#define HERMES_VERBS_WALK_H
+#ifndef HERMES_FS_WALK_H
+#define HERMES_FS_WALK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "verbs/glob.h"
-#include "verbs/ignore.h"
-#include "verbs/workspace.h"
+#include "fs/glob.h"
+#include "fs/ignore.h"
+#include "fs/workspace.h"
 
 /* The most worker threads a walk starts (the processors the process may use, up to this). */
 #define HERMES_WALK_MAX_THREADS 8

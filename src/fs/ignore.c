@@ -1,9 +1,9 @@
-/* verbs/ignore.c: gitignore rules and the skip decision of the walks (see ignore.h). The rules
+/* fs/ignore.c: gitignore rules and the skip decision of the walks (see ignore.h). The rules
  * follow git's gitignore(5) as ripgrep's ignore crate reads it, since fs.search must skip exactly
  * what rg skips. */
 #include <config.h>
 
-#include "verbs/ignore.h"
+#include "fs/ignore.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "verbs/glob.h"
+#include "fs/glob.h"
 
 typedef struct rule {
 	hermes_glob_t *glob;

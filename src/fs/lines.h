@@ -1,7 +1,7 @@
-/* verbs/lines.h: the line and text primitives of the fs verbs: counting newlines at memory speed,
+/* fs/lines.h: the line and text primitives of the fs verbs: counting newlines at memory speed,
  * and checking that bytes are text that can travel in a JSON string (valid UTF-8, no NUL). */
-#ifndef HERMES_VERBS_LINES_H
-#define HERMES_VERBS_LINES_H
+#ifndef HERMES_FS_LINES_H
+#define HERMES_FS_LINES_H
 
 #include <stdbool.h>
 #include <stddef.h>

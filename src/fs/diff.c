@@ -1,4 +1,4 @@
-/* verbs/diff.c: unified diffs (see diff.h). The lines common to the start and the end are set
+/* fs/diff.c: unified diffs (see diff.h). The lines common to the start and the end are set
  * aside first; Myers' greedy algorithm finds a shortest edit script for the rest, keeping each
  * round's frontier to walk it back. An edit too large for that (more than 16 M frontier cells) is
  * shown as the whole middle removed and added, which is still a correct diff. */
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "verbs/diff.h"
+#include "fs/diff.h"
 
 typedef struct line {
 	const char *s;

@@ -1,4 +1,4 @@
-/* verbs/workspace.h: the workspace wall. Every path a verb takes is resolved here, beneath a
+/* fs/workspace.h: the workspace wall. Every path a verb takes is resolved here, beneath a
  * descriptor of the root directory, so no request reaches outside it by any route: "..",
  * absolute paths, symlinks (anywhere along the path, existing or dangling), or a component swapped
  * for a symlink between a check and its use. Nothing is ever checked as a string and then opened.
@@ -9,8 +9,8 @@
  *
  * Functions here return 0 or a negative errno, or one of the HERMES_WS_E* codes below; verbs turn
  * that into a result with hermes_ws_fail(). */
-#ifndef HERMES_VERBS_WORKSPACE_H
-#define HERMES_VERBS_WORKSPACE_H
+#ifndef HERMES_FS_WORKSPACE_H
+#define HERMES_FS_WORKSPACE_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -1,9 +1,9 @@
-/* verbs/pcre2_lib.h: PCRE2, loaded with dlopen the first time fs.search compiles a pattern (see
+/* fs/pcre2_lib.h: PCRE2, loaded with dlopen the first time fs.search compiles a pattern (see
  * core/dl.h): no other verb maps it. fs_search.c calls it by its usual names, which the macros
  * below turn into the loaded functions (pcre2.h already makes each name a macro for its 8-bit
  * variant, pcre2_compile for pcre2_compile_8: those are the names loaded). */
-#ifndef HERMES_VERBS_PCRE2_LIB_H
-#define HERMES_VERBS_PCRE2_LIB_H
+#ifndef HERMES_FS_PCRE2_LIB_H
+#define HERMES_FS_PCRE2_LIB_H
 
 #include <stdbool.h>
 #include <stddef.h>

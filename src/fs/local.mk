@@ -1,0 +1,19 @@
+# src/fs: the file-system mechanisms the verb handlers stand on, with no idea of verbs or
+# envelopes: confinement to the workspace (workspace.h), atomic writes (atomic.h), the sweep of
+# what a killed Hermes leaves (sweep.h), line scanning (lines.h), unified diffs (diff.h), glob
+# matching (glob.h), gitignore rules (ignore.h), the confined parallel walk (walk.h), sorted
+# directory names (dirnames.h) and PCRE2
+# loaded on first use (pcre2_lib.h). Built into libhermes_fs.la; depends on src/core only.
+noinst_LTLIBRARIES += libhermes_fs.la
+libhermes_fs_la_SOURCES = \
+	src/fs/workspace.c src/fs/workspace.h src/fs/workspace_errors.c \
+	src/fs/atomic.c src/fs/atomic.h \
+	src/fs/sweep.c src/fs/sweep.h \
+	src/fs/lines.c src/fs/lines.h \
+	src/fs/diff.c src/fs/diff.h \
+	src/fs/glob.c src/fs/glob.h \
+	src/fs/ignore.c src/fs/ignore.h \
+	src/fs/walk.c src/fs/walk.h \
+	src/fs/dirnames.c src/fs/dirnames.h \
+	src/fs/pcre2_lib.c src/fs/pcre2_lib.h
+libhermes_fs_la_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS)
