@@ -9,7 +9,7 @@ AM_TESTS_ENVIRONMENT = \
 	export JSONTESTSUITE_DIR;
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
-tests_check_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CJSON_CFLAGS)
 tests_check_libs = libhermes_verbs.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
 EXTRA_DIST += tests/lib.sh tests/data
 

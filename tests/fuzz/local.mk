@@ -5,7 +5,7 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_path
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
-fuzz_core_libs = libhermes_core.la $(CJSON_LIBS)
+fuzz_core_libs = libhermes_core.la
 
 # the JSON reader
 tests_fuzz_fuzz_json_SOURCES = tests/fuzz/fuzz_json.c tests/fuzz/fuzz.h
