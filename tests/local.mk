@@ -6,7 +6,15 @@ AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(abs_top_builddir)'; export top_builddir; \
 	CK_DEFAULT_TIMEOUT=60; export CK_DEFAULT_TIMEOUT; \
 	JSONTESTSUITE_DIR='$(abs_top_srcdir)/tests/data/JSONTestSuite/test_parsing'; \
-	export JSONTESTSUITE_DIR;
+	export JSONTESTSUITE_DIR; \
+	HERMES_HTTP='$(hermes_http_built)'; export HERMES_HTTP;
+# Whether hermes mcp --listen was built (configure --without-http leaves it out): the HTTP tests
+# skip, saying so, when it was not.
+if HAVE_HTTP
+hermes_http_built = yes
+else
+hermes_http_built = no
+endif
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 tests_check_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CJSON_CFLAGS)
