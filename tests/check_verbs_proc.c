@@ -459,8 +459,9 @@ static void *runner(void *arg)
 	return paths;
 }
 
-/* .hermes/runs is bounded: the newest 100 runs, none older than a week; a run whose Hermes is
- * alive, or touched in the last hour, is never removed. */
+/* .hermes/runs is bounded at every run: the newest 100 runs, none older than a week, their sizes
+ * under --runs-max-bytes; the files of a running program (held: an OFD lock on its stdout) are
+ * never removed, whoever runs it. */
 static void fake_run(time_t started, long pid, int n, int touched_ago)
 {
 	char stem[128], rel[192];
@@ -477,12 +478,42 @@ static void fake_run(time_t started, long pid, int n, int touched_ago)
 	}
 }
 
+/* Holds a fake run's stdout as a running program's Hermes does; returns the descriptor. */
+static int hold_run(const char *needle)
+{
+	DIR *d = opendir(vt_path("ws/.hermes/runs"));
+	int fd = -1;
+	for (struct dirent *de; fd < 0 && (de = readdir(d));) {
+		if (strstr(de->d_name, needle) && strstr(de->d_name, ".stdout")) {
+			fd = openat(dirfd(d), de->d_name, O_WRONLY | O_CLOEXEC);
+			struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+			ck_assert_int_eq(fcntl(fd, F_OFD_SETLK, &fl), 0);
+		}
+	}
+	closedir(d);
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
 static int count_runs(const char *needle)
 {
 	DIR *d = opendir(vt_path("ws/.hermes/runs"));
 	int n = 0;
 	for (struct dirent *de; (de = readdir(d));)
 		n += strstr(de->d_name, ".stdout") != NULL && (!needle || strstr(de->d_name, needle));
+	closedir(d);
+	return n;
+}
+
+/* The sizes of the files in .hermes/runs. */
+static long long runs_bytes(void)
+{
+	DIR *d = opendir(vt_path("ws/.hermes/runs"));
+	long long n = 0;
+	struct stat st;
+	for (struct dirent *de; (de = readdir(d));)
+		if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && S_ISREG(st.st_mode))
+			n += st.st_size;
 	closedir(d);
 	return n;
 }
@@ -499,20 +530,110 @@ START_TEST(runs_directory_is_bounded)
 	for (int i = 0; i < 5; i++)
 		fake_run(now - 10 * 86400 + i, dead, 9000 + i, 10 * 86400);   /* too old */
 	for (int i = 0; i < 2; i++)
-		fake_run(now - 10 * 86400 + 10 + i, (long)getpid(), 9100 + i, 10 * 86400); /* alive */
-	fake_run(now - 9 * 86400, dead, 9200, 60);                     /* old, but written lately */
+		fake_run(now - 10 * 86400 + 10 + i, (long)getpid(), 9100 + i, 10 * 86400); /* running */
+	fake_run(now - 9 * 86400, (long)getpid(), 9200, 60);           /* too old, this process */
 	for (int i = 0; i < 150; i++)
 		fake_run(now - 2 * 86400 + i, dead, 10000 + i, 2 * 86400);
+	int held[2] = {hold_run("-9100."), hold_run("-9101.")};
 	vt_ok(run("true", 0, NULL));
 	ck_assert_int_eq(count_runs("-900"), 0);
 	ck_assert_int_eq(count_runs("-910"), 2);
-	ck_assert_int_eq(count_runs("-9200"), 1);
-	/* 159 runs: the sweep removed the oldest dead ones until 100 were left (3 protected and the
-	 * first real run among them: 10000..10053 went), then the new run was added */
-	ck_assert_int_eq(count_runs(NULL), 101);
+	ck_assert_int_eq(count_runs("-9200"), 0);
+	/* 159 runs: the 6 too old and not running went, then the oldest until 99 were left (the 2
+	 * running ones among them: 10000..10053 went), then the new run was added */
+	ck_assert_int_eq(count_runs(NULL), 100);
 	ck_assert_int_eq(count_runs("-10149."), 1); /* the newest stayed */
 	ck_assert_int_eq(count_runs("-10053."), 0);
 	ck_assert_int_eq(count_runs("-10054."), 1);
+	close(held[0]);
+	close(held[1]);
+	vt_ok(run("true", 0, NULL)); /* no longer running: too old */
+	ck_assert_int_eq(count_runs("-910"), 0);
+	ck_assert_int_eq(count_runs(NULL), 99);
+}
+END_TEST
+
+/* The sizes of the finished runs stay under --runs-max-bytes; the newest run stays whatever its
+ * size. */
+START_TEST(runs_bytes_are_bounded)
+{
+	hermes_config_t c = {.runs_max_bytes = 1000000};
+	vt_reopen(&c);
+	for (int i = 0; i < 12; i++) {
+		cJSON *r = run("head", 0, "-c", "300000", "/dev/zero", NULL);
+		vt_ok(r);
+		/* the others add up to the bound at most, and this one is whole */
+		ck_assert_int_le(runs_bytes(), 1000000 + 300000);
+		char rel[8300];
+		snprintf(rel, sizeof rel, "ws/%s", vt_str(r, "stdoutPath"));
+		struct stat st;
+		ck_assert_int_eq(stat(vt_path(rel), &st), 0);
+		ck_assert_int_eq(st.st_size, 300000);
+	}
+	ck_assert_int_eq(count_runs(NULL), 4);
+	vt_ok(run("head", 0, "-c", "3000000", "/dev/zero", NULL));
+	ck_assert_int_eq(count_runs(NULL), 4); /* the bound counted the others before it started */
+	cJSON *r = run("true", 0, NULL);
+	vt_ok(r);
+	ck_assert_int_eq(count_runs(NULL), 2); /* the big one is the newest before this one */
+	ck_assert_int_le(runs_bytes(), 3000000);
+}
+END_TEST
+
+/* 700 runs in a burst, from 8 threads, leave the bound (100) and the files of a program that
+ * runs all along. */
+static void *burst(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 88; i++) {
+		char *json = NULL;
+		static const char env[] = "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"true\"}}";
+		hermes_outcome_t o = hermes_execute(vt.ex, env, sizeof env - 1, 0, NULL, &json, NULL);
+		free(json);
+		if (o != HERMES_OUTCOME_SUCCEEDED)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+static void *run_until_fifo(void *arg)
+{
+	(void)arg;
+	char *json = NULL;
+	static const char env[] = "{\"verb\":\"proc.run\",\"arguments\":{\"executable\":\"sh\","
+	                          "\"arguments\":[\"-c\",\"echo waiting; cat fifo\"]}}";
+	hermes_execute(vt.ex, env, sizeof env - 1, 0, NULL, &json, NULL);
+	return json;
+}
+
+START_TEST(runs_bounded_in_a_burst)
+{
+	vt_ok(run("true", 0, NULL));
+	ck_assert_int_eq(mkfifo(vt_path("ws/fifo"), 0600), 0);
+	pthread_t waiter, t[8];
+	ck_assert_int_eq(pthread_create(&waiter, NULL, run_until_fifo, NULL), 0);
+	while (count_runs(NULL) < 2)
+		usleep(10 * 1000);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, burst, NULL), 0);
+	for (int i = 0; i < 8; i++) {
+		void *failed;
+		pthread_join(t[i], &failed);
+		ck_assert_ptr_null(failed);
+	}
+	ck_assert_int_le(count_runs(NULL), 100);
+	int fd = open(vt_path("ws/fifo"), O_WRONLY | O_CLOEXEC);
+	ck_assert_int_eq(write(fd, "done\n", 5), 5);
+	close(fd);
+	char *json;
+	pthread_join(waiter, (void **)&json);
+	cJSON *r = cJSON_Parse(json);
+	free(json);
+	vt_ok(r);
+	char *out = output(r, "stdoutPath"); /* it ran through 704 runs and is still there */
+	ck_assert_str_eq(out, "waiting\ndone\n");
+	free(out);
+	cJSON_Delete(r);
 }
 END_TEST
 
@@ -568,7 +689,13 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_cancelled);
 	tcase_add_test(tc, run_concurrently);
 	tcase_add_test(tc, runs_directory_is_bounded);
+	tcase_add_test(tc, runs_bytes_are_bounded);
 	suite_add_tcase(s, tc);
+	TCase *burst = tcase_create("burst"); /* 704 programs: slow where the processors are busy */
+	tcase_add_checked_fixture(burst, vt_setup, vt_teardown);
+	tcase_set_timeout(burst, 240);
+	tcase_add_test(burst, runs_bounded_in_a_burst);
+	suite_add_tcase(s, burst);
 	return s;
 }
 

@@ -214,8 +214,11 @@ The output files of
 and
 .BR .stderr ,
 in the workspace.
-Each run that starts removes the oldest runs beyond the newest 100, and any run older than seven
-days, except the runs of a Hermes still alive and files written in the last hour.
+Each run that starts removes the oldest finished runs beyond the newest 100, any older than seven
+days, and as many more as it takes to bring their sizes under
+.B \-\-runs\-max\-bytes
+(2 GiB; the newest run stays whatever its size); the files of a program still running, in any
+Hermes, are never removed (they are held with an open file description lock).
 .B .hermes/.gitignore
 keeps the directory out of git.
 .SH EXIT STATUS

@@ -68,12 +68,16 @@ typedef struct hermes_config {
 	const char *deny;            /* comma-separated globs of verb names that may not ("proc.*") */
 	hermes_sandbox_t sandbox;    /* how proc.run's programs are confined (default: on) */
 	hermes_proc_env_t proc_env;  /* the environment they get (default: inherited) */
+	int64_t runs_max_bytes;      /* the sizes of the finished runs' output files in .hermes/runs
+	                                add up to no more than this (the newest run excepted);
+	                                default 2 GiB */
 } hermes_config_t;
 
 #define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)
 #define HERMES_DEFAULT_PROC_TIMEOUT       600
 #define HERMES_DEFAULT_PROC_OUTPUT_LIMIT  (1024LL * 1024 * 1024)
 #define HERMES_DEFAULT_MAX_ENVELOPE_BYTES (64LL * 1024 * 1024)
+#define HERMES_DEFAULT_RUNS_MAX_BYTES     (2048LL * 1024 * 1024)
 
 /* How an execution ended; also the `hermes exec` exit status of a single envelope. */
 typedef enum hermes_outcome {

@@ -55,6 +55,8 @@ const char hermes_executor_options_help[] =
 	"      --proc-timeout=SECONDS  default proc.run time limit (default 600)\n"
 	"      --proc-output-limit=N   proc.run output kept (default 1G): past it, the\n"
 	"                              first and last quarter of each stream\n"
+	"      --runs-max-bytes=N      output of finished runs kept in .hermes/runs\n"
+	"                              (default 2G; besides: the newest 100 runs)\n"
 	"      --max-envelope-bytes=N  largest envelope accepted (default 64M)\n"
 	"      --read-only             only verbs that change nothing run (and are listed)\n"
 	"      --allow=GLOBS           only these verbs run, e.g. --allow='fs.*,sys.*'\n"
@@ -71,8 +73,8 @@ int hermes_executor_option(const char *command, int key, const char *value,
 	static const char *const names[] = { "--root", "--max-read-bytes", "--proc-timeout",
 	                                     "--proc-output-limit", "--max-envelope-bytes",
 	                                     "--read-only", "--allow", "--deny", "--sandbox",
-	                                     "--proc-env" };
-	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_PROC_ENV)
+	                                     "--proc-env", "--runs-max-bytes" };
+	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_RUNS_MAX_BYTES)
 		return 0;
 	const char *name = names[key - HERMES_OPT_ROOT];
 	int64_t v;
@@ -138,6 +140,8 @@ int hermes_executor_option(const char *command, int key, const char *value,
 			config->max_read_bytes = v;
 		else if (key == HERMES_OPT_PROC_OUTPUT_LIMIT)
 			config->proc_output_limit = v;
+		else if (key == HERMES_OPT_RUNS_MAX_BYTES)
+			config->runs_max_bytes = v;
 		else
 			config->max_envelope_bytes = v;
 		return 1;

@@ -31,6 +31,7 @@ enum {
 	HERMES_OPT_DENY,
 	HERMES_OPT_SANDBOX,
 	HERMES_OPT_PROC_ENV,
+	HERMES_OPT_RUNS_MAX_BYTES,
 	HERMES_OPT_COMMAND = 0x200 /* a command's own long-only options start here */
 };
 #define HERMES_EXECUTOR_LONGOPTS \
@@ -41,7 +42,8 @@ enum {
 	{"max-envelope-bytes", required_argument, NULL, HERMES_OPT_MAX_ENVELOPE_BYTES}, \
 	HERMES_POLICY_LONGOPTS, \
 	{"sandbox", required_argument, NULL, HERMES_OPT_SANDBOX}, \
-	{"proc-env", required_argument, NULL, HERMES_OPT_PROC_ENV}
+	{"proc-env", required_argument, NULL, HERMES_OPT_PROC_ENV}, \
+	{"runs-max-bytes", required_argument, NULL, HERMES_OPT_RUNS_MAX_BYTES}
 /* What an agent may do (also taken by hermes verbs, which marks what they turn off). */
 #define HERMES_POLICY_LONGOPTS \
 	{"read-only", no_argument, NULL, HERMES_OPT_READ_ONLY}, \

@@ -88,6 +88,8 @@ hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const c
 		ex->config.proc_output_limit = HERMES_DEFAULT_PROC_OUTPUT_LIMIT;
 	if (ex->config.max_envelope_bytes <= 0)
 		ex->config.max_envelope_bytes = HERMES_DEFAULT_MAX_ENVELOPE_BYTES;
+	if (ex->config.runs_max_bytes <= 0)
+		ex->config.runs_max_bytes = HERMES_DEFAULT_RUNS_MAX_BYTES;
 	ex->host = host;
 	ex->host_free = host_free;
 	return ex;

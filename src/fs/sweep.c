@@ -120,20 +120,51 @@ void hermes_sweep_temp_files(int dir_fd)
 
 /* ---- proc.run's outputs ---------------------------------------------------------------- */
 
+int hermes_sweep_hold(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	return fcntl(fd, F_OFD_SETLK, &fl) == 0 ? 0 : -errno;
+}
+
+/* Is the run whose stdout is name (in dirfd) still running: is its file held (hermes_sweep_hold)?
+ * Where locks cannot be asked about, a run of a live process counts as running. */
+static bool held(int dirfd, const char *name, long pid)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && maybe_alive(pid);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	bool busy = fcntl(fd, F_OFD_GETLK, &fl) != 0 ? maybe_alive(pid) : fl.l_type != F_UNLCK;
+	close(fd);
+	return busy;
+}
+
 typedef struct run {
 	char *stem;  /* "<UTC time>-<pid>-<n>" */
 	long pid;
+	unsigned long n;
 	time_t started;
+	time_t touched; /* the newest modification of its files */
+	int64_t bytes;  /* their sizes */
 } run_t;
 
-static int by_stem(const void *a, const void *b)
+/* Oldest first: by start, then process and counter (the names compare the counter as text). */
+static int by_age(const void *a_, const void *b_)
 {
-	return strcmp(((const run_t *)a)->stem, ((const run_t *)b)->stem);
+	const run_t *a = a_, *b = b_;
+	if (a->started != b->started)
+		return a->started < b->started ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	return strcmp(a->stem, b->stem);
 }
 
-/* The stem, pid and start of "20261124T220000Z-1234-5.stdout" (or .stderr); false if it is not
- * one. */
-static bool run_name(const char *name, size_t *stem_len, long *pid, time_t *started)
+/* The stem, pid, counter and start of "20261124T220000Z-1234-5.stdout" (or .stderr); false if
+ * it is not one. */
+static bool run_name(const char *name, size_t *stem_len, long *pid, unsigned long *counter,
+                     time_t *started)
 {
 	size_t n = strlen(name);
 	const char *ext = n > 7 ? name + n - 7 : NULL;
@@ -149,6 +180,7 @@ static bool run_name(const char *name, size_t *stem_len, long *pid, time_t *star
 	*pid = strtol(name + 17, &end, 10);
 	if (end == name + 17 || *end != '-')
 		return false;
+	*counter = strtoul(end + 1, NULL, 10);
 	struct tm tm;
 	memset(&tm, 0, sizeof tm);
 	end = strptime(name, "%Y%m%dT%H%M%SZ", &tm);
@@ -159,19 +191,20 @@ static bool run_name(const char *name, size_t *stem_len, long *pid, time_t *star
 	return true;
 }
 
-void hermes_sweep_runs(int dir_fd)
+/* Reads the runs of d: one entry per stem, with its files' sizes summed. *out is malloc'd. */
+static size_t list_runs(DIR *d, run_t **out)
 {
-	DIR *d = open_dir(dir_fd);
-	if (!d)
-		return;
 	run_t *runs = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		size_t stem_len;
 		long pid;
+		unsigned long counter;
 		time_t started;
-		if (!run_name(de->d_name, &stem_len, &pid, &started))
+		struct stat st;
+		if (!run_name(de->d_name, &stem_len, &pid, &counter, &started) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
 			run_t *more = realloc(runs, (cap = cap ? cap * 2 : 256) * sizeof *more);
@@ -182,40 +215,63 @@ void hermes_sweep_runs(int dir_fd)
 		if (!(runs[n].stem = strndup(de->d_name, stem_len)))
 			break;
 		runs[n].started = started;
-		runs[n++].pid = pid;
+		runs[n].pid = pid;
+		runs[n].n = counter;
+		runs[n].touched = st.st_mtime;
+		runs[n++].bytes = st.st_size;
 	}
-	/* one entry per run (its two files), oldest first: the names start with the time */
 	if (n > 1)
-		qsort(runs, n, sizeof *runs, by_stem);
+		qsort(runs, n, sizeof *runs, by_age);
+	/* the two files of a run are neighbours now: fold them into one entry */
+	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && strcmp(runs[i].stem, runs[i + 1].stem) == 0) {
+		if (k > 0 && strcmp(runs[k - 1].stem, runs[i].stem) == 0) {
+			runs[k - 1].bytes += runs[i].bytes;
+			if (runs[i].touched > runs[k - 1].touched)
+				runs[k - 1].touched = runs[i].touched;
 			free(runs[i].stem);
-			runs[i].stem = NULL;
-		}
-	}
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += runs[i].stem != NULL;
-	time_t now = time(NULL);
-	size_t removed = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!runs[i].stem)
 			continue;
-		bool too_many = total - removed > HERMES_RUNS_KEEP;
-		bool too_old = runs[i].started + HERMES_RUNS_MAX_AGE <= now;
-		if ((too_many || too_old) && !maybe_alive(runs[i].pid)) {
-			char out[300], err[300];
-			snprintf(out, sizeof out, "%s.stdout", runs[i].stem);
-			snprintf(err, sizeof err, "%s.stderr", runs[i].stem);
-			/* and not written to in the last hour (a run of a Hermes this one cannot see) */
-			if (old_enough(dirfd(d), out, now, 3600) && old_enough(dirfd(d), err, now, 3600)) {
-				unlinkat(dirfd(d), out, 0);
-				unlinkat(dirfd(d), err, 0);
-				removed++;
-			}
 		}
-		free(runs[i].stem);
+		runs[k++] = runs[i];
 	}
+	*out = runs;
+	return k;
+}
+
+void hermes_sweep_runs(int dir_fd, int64_t max_bytes)
+{
+	DIR *d = open_dir(dir_fd);
+	if (!d)
+		return;
+	run_t *runs;
+	size_t n = list_runs(d, &runs);
+	int64_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += runs[i].bytes;
+	time_t now = time(NULL);
+	size_t left = n;
+	/* oldest first; the newest run stays whatever its size, so that its output can be read */
+	for (size_t i = 0; i + 1 < n; i++) {
+		bool too_many = left >= HERMES_RUNS_KEEP; /* and room for the one starting */
+		bool too_big = max_bytes > 0 && bytes > max_bytes;
+		bool too_old = runs[i].started + HERMES_RUNS_MAX_AGE <= now;
+		if (!too_many && !too_big && !too_old)
+			continue;
+		char out[300], err[300];
+		snprintf(out, sizeof out, "%s.stdout", runs[i].stem);
+		snprintf(err, sizeof err, "%s.stderr", runs[i].stem);
+		/* a run another Hermes is creating this very moment may not be held yet */
+		bool fresh = runs[i].pid != (long)getpid() && runs[i].touched + HERMES_RUNS_FRESH > now &&
+		             maybe_alive(runs[i].pid);
+		if (fresh || held(dirfd(d), out, runs[i].pid))
+			continue;
+		unlinkat(dirfd(d), out, 0);
+		unlinkat(dirfd(d), err, 0);
+		bytes -= runs[i].bytes;
+		left--;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(runs[i].stem);
 	free(runs);
 	closedir(d);
 }

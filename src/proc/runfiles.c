@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,7 +41,6 @@ static int open_runs_dir(const hermes_ws_t *ws, int *dirfd)
 	if (rc)
 		return rc;
 	*dirfd = loc.dirfd;
-	hermes_sweep_runs(loc.dirfd); /* bounded: the newest runs, none older than a week */
 	return 0;
 }
 
@@ -65,8 +65,16 @@ static int create_outputs(int dirfd, int fds[2], char names[2][96])
 			return -errno;
 		}
 		fds[1] = openat(dirfd, names[1], fl, 0666);
-		if (fds[1] >= 0)
-			return 0;
+		if (fds[1] >= 0) {
+			/* held from now on: the sweep of any Hermes leaves a running program's files alone
+			 * (where there are no locks, it spares the runs of live processes instead) */
+			int held = hermes_sweep_hold(fds[0]);
+			if (held == 0 || held == -EINVAL || held == -ENOLCK || held == -EOPNOTSUPP)
+				return 0;
+			close(fds[1]);
+			unlinkat(dirfd, names[1], 0);
+			errno = -held;
+		}
 		int rc = -errno;
 		close(fds[0]);
 		unlinkat(dirfd, names[0], 0);
@@ -154,13 +162,21 @@ int64_t hermes_runfiles_compact(int dirfd, const char *name, int wfd, int64_t ke
 	return cut;
 }
 
-int hermes_runfiles_open(const hermes_ws_t *ws, hermes_runfiles_t *o)
+/* The sweep and the creation of a run's files, one thread at a time, so that no sweep sees the
+ * files of a run of this process before they are held. */
+static pthread_mutex_t creating = PTHREAD_MUTEX_INITIALIZER;
+
+int hermes_runfiles_open(const hermes_ws_t *ws, int64_t max_bytes, hermes_runfiles_t *o)
 {
 	o->runs = -1;
 	o->fd[0] = o->fd[1] = -1;
 	int rc = open_runs_dir(ws, &o->runs);
-	if (rc == 0)
+	if (rc == 0) {
+		pthread_mutex_lock(&creating);
+		hermes_sweep_runs(o->runs, max_bytes); /* bounded at every run */
 		rc = create_outputs(o->runs, o->fd, o->names);
+		pthread_mutex_unlock(&creating);
+	}
 	if (rc && o->runs >= 0)
 		close(o->runs);
 	return rc;

@@ -21,9 +21,11 @@ typedef struct hermes_runfiles {
 	char names[2][96];
 } hermes_runfiles_t;
 
-/* Creates .hermes/runs (with a .gitignore in .hermes), sweeps old runs (sweep.h), and creates the
- * two files. 0, or -errno / HERMES_WS_* (nothing is left open then). */
-int hermes_runfiles_open(const hermes_ws_t *ws, hermes_runfiles_t *o);
+/* Creates .hermes/runs (with a .gitignore in .hermes), removes the runs past the bounds (sweep.h:
+ * the newest 100, none older than a week, all of them under max_bytes; never a running one), and
+ * creates the two files, held as running (sweep.h) until both are closed here and by the program.
+ * 0, or -errno / HERMES_WS_* (nothing is left open then). */
+int hermes_runfiles_open(const hermes_ws_t *ws, int64_t max_bytes, hermes_runfiles_t *o);
 
 /* Closes them; keep false removes them too (the program never ran). */
 void hermes_runfiles_close(hermes_runfiles_t *o, bool keep);

@@ -229,7 +229,7 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		return;
 	}
 	hermes_runfiles_t o;
-	int rc = hermes_runfiles_open(ws, &o);
+	int rc = hermes_runfiles_open(ws, call->config->runs_max_bytes, &o);
 	if (rc) {
 		hermes_ws_fail(result, rc, "create the output files of proc.run in", ".hermes/runs");
 		if (exe_fd >= 0)
