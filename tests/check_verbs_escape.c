@@ -247,6 +247,54 @@ START_TEST(root_through_symlink_and_slash)
 }
 END_TEST
 
+/* --root given as "link/.." where link points elsewhere: the root is the directory above link's
+ * target, and an absolute path spelled from the root as given (which lexically names the
+ * directory holding link) is not inside it, so it never reads the other file of the same name. */
+START_TEST(root_dotdot_after_symlink)
+{
+	build_world();
+	vt_mkdir("elsewhere");
+	vt_mkdir("elsewhere/inner");
+	vt_put("elsewhere/secret.txt", "elsewhere\n");
+	vt_put("ws/secret.txt", "ws\n");
+	vt_symlink(vt_path("elsewhere/inner"), "ws/link");
+	char root[8300], p[8300];
+	snprintf(root, sizeof root, "%s/ws/link/..", vt.base);
+	hermes_executor_t *ex;
+	hermes_config_t c = {.root = root};
+	ck_assert_int_eq(hermes_executor_new(&c, &ex, NULL), 0);
+	ck_assert_str_eq(hermes_executor_root(ex), vt_path("elsewhere"));
+	hermes_executor_free(vt.ex);
+	vt.ex = ex;
+	cJSON *r = vt_call("fs.readFile", vt_args("path", "secret.txt", NULL));
+	vt_ok(r);
+	ck_assert_str_eq(vt_str(r, "content"), "elsewhere\n");
+	/* ROOT_AS_GIVEN/secret.txt, lexically base/ws/secret.txt: not the root's file */
+	snprintf(p, sizeof p, "%s/ws/secret.txt", vt.base);
+	vt_err(vt_call("fs.readFile", vt_args("path", p, NULL)), "OutsideWorkspace", NULL);
+	vt_err(vt_call("fs.writeFile", vt_args("path", p, "content", "x", NULL)), "OutsideWorkspace",
+	       NULL);
+	char *kept = vt_get("elsewhere/secret.txt", NULL);
+	ck_assert_str_eq(kept, "elsewhere\n");
+	free(kept);
+	/* the physical root, and a spelling that resolves to it, are inside */
+	snprintf(p, sizeof p, "%s/elsewhere/secret.txt", vt.base);
+	r = vt_call("fs.readFile", vt_args("path", p, NULL));
+	vt_ok(r);
+	ck_assert_str_eq(vt_str(r, "content"), "elsewhere\n");
+	vt_symlink(vt_path("elsewhere"), "alias");
+	snprintf(root, sizeof root, "%s/alias/.", vt.base);
+	c.root = root;
+	ck_assert_int_eq(hermes_executor_new(&c, &ex, NULL), 0);
+	hermes_executor_free(vt.ex);
+	vt.ex = ex;
+	snprintf(p, sizeof p, "%s/alias/secret.txt", vt.base);
+	r = vt_call("fs.readFile", vt_args("path", p, NULL));
+	vt_ok(r);
+	ck_assert_str_eq(vt_str(r, "content"), "elsewhere\n");
+}
+END_TEST
+
 /* ---- a component swapped for a symlink while requests run --------------------------------- */
 
 static atomic_int swapping; /* atomic: the swapper thread reads it */
@@ -376,6 +424,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, escape_nul_bytes);
 	tcase_add_test(tc, inside_routes_still_work);
 	tcase_add_test(tc, root_through_symlink_and_slash);
+	tcase_add_test(tc, root_dotdot_after_symlink);
 	tcase_add_test(tc, escape_race);
 	tcase_add_test(tc, symlink_chains_openat2);
 	tcase_add_test(tc, symlink_chains_descriptor_walk);

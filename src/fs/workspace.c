@@ -613,11 +613,15 @@ int hermes_ws_open(const char *root, hermes_ws_t **out, hermes_error_t *err)
 	}
 	ws->root_fd = fd;
 	ws->root = resolved;
-	if (strcmp(lex, resolved) != 0) {
+	/* The root as given is a second spelling of it only if it names the same directory: "a/.."
+	 * where a is a symlink names the directory above a's target, not the one that holds a. */
+	char *lex_resolved = strcmp(lex, resolved) != 0 ? realpath(lex, NULL) : NULL;
+	if (lex_resolved && strcmp(lex_resolved, resolved) == 0) {
 		ws->given_root = lex;
 	} else {
 		free(lex);
 	}
+	free(lex_resolved);
 	const char *no2 = getenv("HERMES_TEST_NO_OPENAT2");
 	ws->use_openat2 = !(no2 && *no2 && strcmp(no2, "0") != 0);
 #ifdef SYS_openat2

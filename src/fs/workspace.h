@@ -30,7 +30,8 @@
 typedef struct hermes_ws {
 	int root_fd;       /* O_PATH | O_DIRECTORY descriptor of the root, held for the executor's life */
 	char *root;        /* realpath() of the root: absolute, no trailing slash except for "/" */
-	char *given_root;  /* the root as configured, made absolute lexically, if it differs; or NULL */
+	char *given_root;  /* the root as configured, made absolute lexically, if it differs and still
+	                      names the root (its realpath() is root's); or NULL */
 	bool use_openat2;  /* false once the kernel said ENOSYS, or if HERMES_TEST_NO_OPENAT2 is set */
 } hermes_ws_t;
 
