@@ -72,6 +72,19 @@ grep -q 'larger than 1024 bytes' "$tmp/err" || fail "oversized: $(cat "$tmp/err"
 head -n 1 "$tmp/out" | grep -q '"errorCode":"InvalidEnvelope"' || fail "oversized result: $(cat "$tmp/out")"
 tail -n 1 "$tmp/out" | grep -q '"exists":true' || fail "the envelope after the oversized one did not run"
 
+# A result that cannot be written is an error, status 1, as for hermes exec, and nothing more
+# runs (nobody would see its result).
+if [ -w /dev/full ]; then
+	printf '{"verb":"fs.writeFile","arguments":{"path":"full1.txt","content":"x"}}\n:root\n{"verb":"fs.writeFile","arguments":{"path":"full2.txt","content":"x"}}\n' |
+		"$HERMES" -i --root "$ws" >/dev/full 2>"$tmp/err"
+	status=$?
+	[ "$status" -eq 1 ] || fail "console to a full disk: status $status (expected 1)"
+	grep -q 'cannot write the result' "$tmp/err" || fail "console to a full disk: $(cat "$tmp/err")"
+	[ -e "$ws/full2.txt" ] && fail "the console went on after its output failed"
+	printf ':root\n' | "$HERMES" -i --root "$ws" >/dev/full 2>/dev/null
+	[ $? -eq 1 ] || fail "console :root to a full disk: status should be 1"
+fi
+
 # CRLF input is accepted.
 printf 'verb: fs.exists\r\narguments: {path: f.txt}\r\n\r\n' | "$HERMES" -i --root "$ws" >"$tmp/out" 2>&1
 grep -q '"exists":true' "$tmp/out" || fail "CRLF input: $(cat "$tmp/out")"

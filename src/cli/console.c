@@ -40,6 +40,7 @@ typedef struct console {
 	int worst;         /* the worst outcome so far (piped exit status) */
 	int stop;          /* a signal that ends the console (its number), or 0 */
 	bool quit;
+	bool output_lost;  /* a write to out_fd failed: status 1, nothing more runs */
 } console_t;
 
 /* A closed terminal or pipe leaves nothing useful to do with output: errors are not reported. */
@@ -68,6 +69,21 @@ static void say(int fd, const char *fmt, ...)
 
 /* An error for the person (or script) on err_fd, red when that is a colour terminal. */
 static void complain(console_t *c, const char *fmt, ...) HERMES_PRINTF(2, 3);
+
+/* What the reader asked for (results, the answers of :commands), on out_fd. A failed write (a
+ * full disk, a closed pipe) ends the console with status 1, as it ends hermes exec: nobody would
+ * see the results of what came next. */
+static void show(console_t *c, const char *s)
+{
+	if (c->output_lost)
+		return;
+	int rc = hermes_write_all(c->out_fd, s, strlen(s));
+	if (rc == 0)
+		return;
+	c->output_lost = c->quit = true;
+	complain(c, "cannot write the result to standard output: %s", strerror(-rc));
+}
+
 static void complain(console_t *c, const char *fmt, ...)
 {
 	char msg[6144];
@@ -92,7 +108,7 @@ static bool use_color(int fd)
 
 static void cmd_help(console_t *c)
 {
-	put(c->out_fd,
+	show(c,
 	    "Type an envelope, as YAML or JSON:\n"
 	    "  verb: fs.readRange                    {\"verb\": \"fs.exists\",\n"
 	    "  arguments:                             \"arguments\": {\"path\": \"README.md\"}}\n"
@@ -126,7 +142,9 @@ static void cmd_verbs(console_t *c)
 	}
 	for (size_t i = 0; i < n; i++) {
 		const hermes_verb_desc_t *v = hermes_executor_verb_at(c->ex, i);
-		say(c->out_fd, "%-*s  %s\n", (int)width, v->name, v->description);
+		char line[1024];
+		snprintf(line, sizeof line, "%-*s  %s\n", (int)width, v->name, v->description);
+		show(c, line);
 	}
 }
 
@@ -146,7 +164,7 @@ static void cmd_schema(console_t *c, const char *arg)
 		complain(c, "out of memory");
 		return;
 	}
-	put(c->out_fd, idl);
+	show(c, idl);
 	free(idl);
 }
 
@@ -172,8 +190,10 @@ static void run_command(console_t *c, const char *line, size_t len)
 		cmd_verbs(c);
 	else if (!strcmp(name, "schema"))
 		cmd_schema(c, arg);
-	else if (!strcmp(name, "root"))
-		say(c->out_fd, "%s\n", hermes_executor_root(c->ex));
+	else if (!strcmp(name, "root")) {
+		show(c, hermes_executor_root(c->ex));
+		show(c, "\n");
+	}
 	else if (!strcmp(name, "quit") || !strcmp(name, "q") || !strcmp(name, "exit"))
 		c->quit = true;
 	else
@@ -201,8 +221,8 @@ static void submit(console_t *c)
 		complain(c, "%s", big.message);
 		char *result = c->interactive ? NULL : hermes_error_result_json(&big, c->flags);
 		if (result) {
-			put(c->out_fd, result);
-			put(c->out_fd, "\n");
+			show(c, result);
+			show(c, "\n");
 			free(result);
 		}
 		c->worst = HERMES_OUTCOME_INVALID;
@@ -258,8 +278,8 @@ static void submit(console_t *c)
 	if (!result) {
 		complain(c, "out of memory");
 	} else if (!(c->interactive && outcome == HERMES_OUTCOME_INVALID)) {
-		put(c->out_fd, result);
-		put(c->out_fd, "\n");
+		show(c, result);
+		show(c, "\n");
 	}
 	free(result);
 	hermes_entry_reset(e);
@@ -459,6 +479,8 @@ int hermes_console_run(hermes_executor_t *ex, const hermes_console_options_t *op
 	hermes_entry_init(&c.entry, cfg && cfg->max_envelope_bytes > 0 ? (size_t)cfg->max_envelope_bytes : 0);
 	hermes_console_sigint = hermes_console_sigend = 0;
 	int status = c.interactive ? run_interactive(&c) : run_piped(&c);
+	if (c.output_lost && status < 1)
+		status = 1;
 	hermes_entry_free(&c.entry);
 	return status;
 }
