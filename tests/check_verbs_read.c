@@ -166,6 +166,55 @@ START_TEST(read_range_numbers)
 }
 END_TEST
 
+/* The line numbers of a file's last lines come from what the last count of it learned (per device,
+ * inode, size and modification time): they stay right when the file grows, is rewritten in place
+ * (even to the same size and time), or shrinks. */
+static void write_lines(const char *rel, int from, int to, const char *fmt, int flags)
+{
+	int fd = open(vt_path(rel), O_WRONLY | O_CREAT | flags, 0644);
+	ck_assert_int_ge(fd, 0);
+	char line[64];
+	for (int i = from; i <= to; i++) {
+		int n = snprintf(line, sizeof line, fmt, i);
+		ck_assert_int_eq(write(fd, line, (size_t)n), n);
+	}
+	close(fd);
+}
+
+START_TEST(read_range_tail_numbers_follow_changes)
+{
+	write_lines("ws/log.txt", 1, 100000, "line %06d\n", O_TRUNC);
+	ck_assert_str_eq(vt_str(range("log.txt", -2, -1, 1), "content"),
+	                 " 99999: line 099999\n100000: line 100000\n");
+	ck_assert_str_eq(vt_str(range("log.txt", -1, -1, 1), "content"), "100000: line 100000\n");
+	/* a log that grew: only the new bytes are counted */
+	write_lines("ws/log.txt", 100001, 100003, "line %06d\n", O_APPEND);
+	ck_assert_str_eq(vt_str(range("log.txt", -1, -1, 1), "content"), "100003: line 100003\n");
+	ck_assert_str_eq(vt_str(range("log.txt", -2, 100002, 1), "content"), "100002: line 100002\n");
+	/* rewritten in place, the same size and modification time, other lines */
+	struct stat before;
+	ck_assert_int_eq(stat(vt_path("ws/log.txt"), &before), 0);
+	write_lines("ws/log.txt", 1, 50001, "line %018d\n", O_TRUNC); /* 24 bytes a line */
+	int fd = open(vt_path("ws/log.txt"), O_WRONLY | O_APPEND);
+	ck_assert_int_eq(write(fd, "0123456789a\n", 12), 12);
+	struct timespec t[2] = {before.st_atim, before.st_mtim};
+	ck_assert_int_eq(futimens(fd, t), 0);
+	close(fd);
+	struct stat after;
+	ck_assert_int_eq(stat(vt_path("ws/log.txt"), &after), 0);
+	ck_assert_int_eq(after.st_size, before.st_size);
+	ck_assert_int_eq(after.st_ino, before.st_ino);
+	ck_assert_str_eq(vt_str(range("log.txt", -2, -1, 1), "content"),
+	                 "50001: line 000000000000050001\n50002: 0123456789a\n");
+	/* rewritten longer, and shrunk */
+	write_lines("ws/log.txt", 1, 200000, "%d\n", O_TRUNC);
+	ck_assert_str_eq(vt_str(range("log.txt", -1, -1, 1), "content"), "200000: 200000\n");
+	write_lines("ws/log.txt", 1, 10, "%d\n", O_TRUNC);
+	ck_assert_str_eq(vt_str(range("log.txt", -1, -1, 1), "content"), "10: 10\n");
+	ck_assert_int_eq(vt_int(range("log.txt", -3, 9, 1), "firstLine"), 8);
+}
+END_TEST
+
 START_TEST(read_range_equals_read_file)
 {
 	/* Without numbers, every range of every line equals the matching slice of fs.readFile. */
@@ -588,6 +637,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, read_file_errors);
 	tcase_add_test(tc, read_io_error);
 	tcase_add_test(tc, read_range_numbers);
+	tcase_add_test(tc, read_range_tail_numbers_follow_changes);
 	tcase_add_test(tc, read_range_equals_read_file);
 	tcase_add_test(tc, read_range_across_buffers);
 	tcase_add_test(tc, read_range_errors);

@@ -1,6 +1,7 @@
 # src/fs: the file-system mechanisms the verb handlers stand on, with no idea of verbs or
 # envelopes: confinement to the workspace (workspace.h), atomic writes (atomic.h), the sweep of
-# what a killed Hermes leaves (sweep.h), line scanning (lines.h), unified diffs (diff.h), glob
+# what a killed Hermes leaves (sweep.h), line scanning (lines.h) and remembered line counts
+# (linecount.h), unified diffs (diff.h), glob
 # matching (glob.h), gitignore rules (ignore.h), the confined parallel walk (walk.h), sorted
 # directory names (dirnames.h) and PCRE2
 # loaded on first use (pcre2_lib.h). Built into libhermes_fs.la; depends on src/core only.
@@ -10,6 +11,7 @@ libhermes_fs_la_SOURCES = \
 	src/fs/atomic.c src/fs/atomic.h \
 	src/fs/sweep.c src/fs/sweep.h \
 	src/fs/lines.c src/fs/lines.h \
+	src/fs/linecount.c src/fs/linecount.h \
 	src/fs/diff.c src/fs/diff.h \
 	src/fs/glob.c src/fs/glob.h \
 	src/fs/ignore.c src/fs/ignore.h \

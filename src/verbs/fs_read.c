@@ -14,6 +14,7 @@
 #include "verbs/handlers.h"
 #include "core/buf.h"
 #include "fs/ignore.h"
+#include "fs/linecount.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
 
@@ -292,36 +293,18 @@ static int find_tail(int fd, int64_t size, int64_t k, int64_t *off, int64_t *cou
 	return 0;
 }
 
-/* Lines in the file (as fs.lineCount counts them), reading from offset 0. */
-static int count_lines(const hermes_call_t *call, int fd, int64_t *total)
+/* Lines in the file (as fs.lineCount counts them), from what the last count of it learned. */
+static int count_lines(const hermes_call_t *call, int fd, const struct stat *st, int64_t *total)
 {
-	char *buf = hermes_lines_buffer();
-	if (!buf)
-		return -ENOMEM;
-	int64_t count = 0, off = 0;
-	char lastc = '\n';
-	int rc = 0;
-	for (;;) {
-		if (hermes_cancel_requested(call->cancel)) {
-			rc = HERMES_WS_ECANCELLED;
-			break;
-		}
-		ssize_t n = pread(fd, buf, HERMES_LINES_BUFSIZE, off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		count += (int64_t)hermes_count_newlines(buf, (size_t)n);
-		lastc = buf[n - 1];
-		off += n;
-	}
-	free(buf);
-	*total = count + (lastc != '\n' ? 1 : 0);
-	return rc;
+	int64_t newlines;
+	int rc = hermes_linecount_newlines(fd, st, call->cancel, &newlines);
+	if (rc)
+		return rc == -ECANCELED ? HERMES_WS_ECANCELLED : rc;
+	char last = '\n';
+	if (st->st_size > 0 && pread(fd, &last, 1, st->st_size - 1) != 1)
+		return -errno;
+	*total = newlines + (last != '\n' ? 1 : 0);
+	return 0;
 }
 
 /* The last lines of the file, from -start to -end (both negative): read backwards, so only the
@@ -384,26 +367,22 @@ static int read_tail(const hermes_call_t *call, int fd, const struct stat *st, i
 		stop = q ? q + 1 : e;
 	}
 	hermes_buf_append(text, p, (size_t)(stop - p));
+	int64_t tail_newlines = numbers ? (int64_t)hermes_count_newlines(tail, (size_t)len) : 0;
 	free(tail);
 	if (text->failed) {
 		hermes_ws_fail(result, -ENOMEM, "read", path);
 		return -1;
 	}
 	if (numbers) {
-		/* the lines before the tail, counted at memory speed */
-		int64_t before = 0;
-		char *buf = hermes_lines_buffer();
-		for (int64_t at = 0; buf && at < off;) {
-			size_t want = off - at > HERMES_LINES_BUFSIZE ? HERMES_LINES_BUFSIZE : (size_t)(off - at);
-			ssize_t r = pread(fd, buf, want, at);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			before += (int64_t)hermes_count_newlines(buf, (size_t)r);
-			at += r;
+		/* the lines before the tail: all the file's, from what the last count of it learned,
+		 * less the tail's */
+		int64_t all;
+		int crc = hermes_linecount_newlines(fd, st, call->cancel, &all);
+		if (crc) {
+			hermes_ws_fail(result, crc == -ECANCELED ? HERMES_WS_ECANCELLED : crc, "read", path);
+			return -1;
 		}
-		free(buf);
+		int64_t before = all - tail_newlines;
 		*first = before + rs;
 	}
 	return 0;
@@ -446,7 +425,7 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 		int64_t total = INT64_MAX;
 		if (start < 0 || end < 0) {
 			/* one end counts from the end: the file's lines are counted first */
-			int crc = count_lines(call, fd, &total);
+			int crc = count_lines(call, fd, &st, &total);
 			if (crc) {
 				hermes_ws_fail(result, crc, "read", args->path);
 				goto out;
