@@ -767,7 +767,7 @@ START_TEST(idl_read_range)
 	char *bare = strip_comments(idl);
 	ck_assert_str_eq(bare, "type FsReadRangeArgs\n{\n  path: String\n  startLine: Int32\n  endLine: Int32\n"
 	                       "  includeLineNumbers?: Boolean\n}\ntype FsReadRangeResult\n{\n  content: String\n"
-	                       "  firstLine?: Int64\n  reachedEnd: Boolean\n"
+	                       "  firstLine?: Int64\n  reachedEnd: Boolean\n  version: String\n"
 	                       "  succeeded?: Boolean\n  errorMessage?: String\n  errorCode?: String\n}\n");
 	ck_assert_ptr_nonnull(strstr(idl, "// Arguments of fs.readRange"));
 	ck_assert_ptr_nonnull(strstr(idl, "  // first line to return, counting from 1; a negative number"));

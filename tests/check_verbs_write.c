@@ -10,12 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
+#include "fs/atomic.h"
+#include "fs/filelock.h"
 #include "verbs_testlib.h"
 
 static cJSON *write_file(const char *path, const char *content)
@@ -499,6 +504,114 @@ START_TEST(edit_file_all_or_nothing)
 }
 END_TEST
 
+/* ---- one writer at a time (fs/filelock.h) -------------------------------------------------- */
+
+typedef struct locker {
+	int dirfd;
+	struct stat st;
+	int rc;
+} locker_t;
+
+static void *lock_in_thread(void *p)
+{
+	locker_t *l = p;
+	int fd;
+	l->rc = hermes_file_lock(l->dirfd, "f.txt", NULL, &fd, &l->st);
+	if (l->rc == 0)
+		close(fd);
+	return NULL;
+}
+
+START_TEST(file_lock_follows_replacement)
+{
+	vt_put("ws/f.txt", "old\n");
+	int dirfd = open(vt.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ge(dirfd, 0);
+	int fd;
+	struct stat st, now;
+	ck_assert_int_eq(hermes_file_lock(dirfd, "f.txt", NULL, &fd, &st), 0);
+	/* a second writer (another thread, its own descriptor) waits for the lock... */
+	locker_t l = {.dirfd = dirfd, .rc = 1};
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, lock_in_thread, &l), 0);
+	usleep(50 * 1000);
+	ck_assert_int_eq(l.rc, 1);
+	/* ...while the first replaces the file: the second then locks the new file, not the old */
+	ck_assert_int_eq(hermes_atomic_replace(dirfd, "f.txt", &st, &st, "new\n", 4, &now), 0);
+	close(fd);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(l.rc, 0);
+	ck_assert(l.st.st_ino == now.st_ino && l.st.st_ino != st.st_ino);
+	char v1[HERMES_FILE_VERSION_MAX], v2[HERMES_FILE_VERSION_MAX];
+	hermes_file_version(&st, v1);
+	hermes_file_version(&now, v2);
+	ck_assert_str_ne(v1, v2);
+	close(dirfd);
+}
+END_TEST
+
+START_TEST(commit_refuses_a_file_changed_behind_it)
+{
+	vt_put("ws/f.txt", "read\n");
+	int dirfd = open(vt.root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	ck_assert_int_eq(fstatat(dirfd, "f.txt", &st, 0), 0);
+	ck_assert(hermes_file_unchanged(dirfd, "f.txt", &st));
+	/* an editor that writes in place, without the lock, between our read and our commit */
+	vt_put("ws/f.txt", "theirs, longer\n");
+	ck_assert(!hermes_file_unchanged(dirfd, "f.txt", &st));
+	ck_assert_int_eq(hermes_atomic_replace(dirfd, "f.txt", &st, &st, "ours\n", 5, NULL),
+	                 HERMES_WS_ECHANGED);
+	char *got = vt_get("ws/f.txt", NULL);
+	ck_assert_str_eq(got, "theirs, longer\n");
+	free(got);
+	char *tree = vt_snapshot("ws");
+	ck_assert_ptr_null(strstr(tree, "hermes-tmp"));
+	free(tree);
+	close(dirfd);
+}
+END_TEST
+
+enum { EDITORS = 64 };
+
+static void *edit_line(void *p)
+{
+	int i = (int)(intptr_t)p;
+	char env[256], *out = NULL;
+	snprintf(env, sizeof env, "{\"verb\":\"fs.editFile\",\"arguments\":{\"path\":\"e.txt\",\"edits\":"
+	         "[{\"oldText\":\"line %d\\n\",\"newText\":\"edited %d\\n\"}]}}", i, i);
+	hermes_execute(vt.ex, env, strlen(env), 0, NULL, &out, NULL);
+	bool ok = out && strstr(out, "\"succeeded\":true");
+	free(out);
+	return (void *)(intptr_t)ok;
+}
+
+START_TEST(edits_from_threads_all_land)
+{
+	char text[EDITORS * 16] = "";
+	for (int i = 0; i < EDITORS; i++)
+		snprintf(text + strlen(text), sizeof text - strlen(text), "line %d\n", i);
+	vt_put("ws/e.txt", text);
+	pthread_t t[EDITORS];
+	for (int i = 0; i < EDITORS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, edit_line, (void *)(intptr_t)i), 0);
+	int ok = 0;
+	for (int i = 0; i < EDITORS; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		ok += (int)(intptr_t)r;
+	}
+	ck_assert_int_eq(ok, EDITORS);
+	char *got = vt_get("ws/e.txt", NULL);
+	for (int i = 0; i < EDITORS; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "edited %d\n", i);
+		ck_assert_msg(strstr(got, want), "edit %d was lost", i);
+	}
+	free(got);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("verbs-write");
@@ -518,6 +631,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, write_range_keeps_crlf);
 	tcase_add_test(tc, edit_file);
 	tcase_add_test(tc, edit_file_all_or_nothing);
+	tcase_add_test(tc, file_lock_follows_replacement);
+	tcase_add_test(tc, commit_refuses_a_file_changed_behind_it);
+	tcase_add_test(tc, edits_from_threads_all_land);
 	suite_add_tcase(s, tc);
 	return s;
 }

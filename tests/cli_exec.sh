@@ -10,7 +10,8 @@ run_hermes exec <<'E'
 {"verb": "fs.readFile", "arguments": {"path": "a.txt"}}
 E
 expect_eq "json exit" "$rc" 0
-expect_eq "json result" "$out" '{"content":"hello\nworld\n","succeeded":true,"errorMessage":null,"errorCode":null}'
+ver=$(stat -c '%Y' a.txt).$(stat -c '%y' a.txt | sed 's/.*\.\([0-9]*\) .*/\1/')-12-$(printf '%x' "$(stat -c '%i' a.txt)")
+expect_eq "json result" "$out" '{"content":"hello\nworld\n","version":"'"$ver"'","succeeded":true,"errorMessage":null,"errorCode":null}'
 json=$out
 run_hermes exec <<'E'
 verb: fs.readFile

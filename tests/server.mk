@@ -20,7 +20,8 @@ SERVER_PY_TESTS = \
 	tests/server_jsontestsuite.py \
 	tests/server_shutdown_order.py \
 	tests/server_backpressure.py \
-	tests/mcp_protocol.py
+	tests/mcp_protocol.py \
+	tests/concurrent_edits.py
 TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh

@@ -11,8 +11,8 @@ TESTS += tests/check_verbs_read
 
 check_PROGRAMS += tests/check_verbs_write
 tests_check_verbs_write_SOURCES = tests/check_verbs_write.c $(verbs_check_sources)
-tests_check_verbs_write_CFLAGS = $(tests_check_cflags)
-tests_check_verbs_write_LDADD = $(tests_check_libs)
+tests_check_verbs_write_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_verbs_write_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_verbs_write
 
 check_PROGRAMS += tests/check_verbs_tree

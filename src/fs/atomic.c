@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "fs/atomic.h"
+#include "fs/filelock.h"
 #include "fs/sweep.h"
 #include "fs/workspace.h"
 
@@ -40,6 +41,7 @@ int hermes_atomic_begin(hermes_atomic_t *a, int dirfd, const char *name, const s
 	a->dirfd = dirfd;
 	a->fd = -1;
 	a->tmpname[0] = '\0';
+	a->expect = NULL;
 	snprintf(a->name, sizeof a->name, "%s", name);
 	/* Preferably an unnamed file (O_TMPFILE): a crash before the commit leaves nothing behind. */
 	a->fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, like ? 0600 : 0666);
@@ -129,7 +131,11 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
 	a->fd = -1;
 	if (rc == 0 && a->tmpname[0]) {
 		if (replace) {
-			if (renameat(a->dirfd, a->tmpname, a->dirfd, a->name) < 0)
+			/* The last look before the rename: a writer that does not lock may have changed
+			 * the file since it was read (filelock.h). */
+			if (a->expect && !hermes_file_unchanged(a->dirfd, a->name, a->expect))
+				rc = HERMES_WS_ECHANGED;
+			else if (renameat(a->dirfd, a->tmpname, a->dirfd, a->name) < 0)
 				rc = -errno;
 		} else if (renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_NOREPLACE) < 0) {
 			rc = -errno;
@@ -161,14 +167,18 @@ static void copy_progress(const hermes_call_t *call, int64_t done, int64_t total
 	                     (long long)done, (long long)total);
 }
 
-int hermes_atomic_replace(int dirfd, const char *name, const struct stat *like, const void *data,
-                          size_t len)
+int hermes_atomic_replace(int dirfd, const char *name, const struct stat *like,
+                          const struct stat *expect, const void *data, size_t len,
+                          struct stat *now)
 {
 	hermes_atomic_t at;
 	int rc = hermes_atomic_begin(&at, dirfd, name, like);
 	if (rc)
 		return rc;
+	at.expect = expect;
 	rc = hermes_atomic_write(&at, data, len);
+	if (rc == 0 && now && fstat(at.fd, now) < 0)
+		rc = -errno;
 	if (rc) {
 		hermes_atomic_abort(&at);
 		return rc;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/verb.h"
+#include "fs/filelock.h"
 #include "fs/workspace.h"
 
 hermes_errcode_t hermes_ws_errcode(int rc)
@@ -21,6 +22,10 @@ hermes_errcode_t hermes_ws_errcode(int rc)
 		return HERMES_E_CANCELLED;
 	case HERMES_WS_EMOVED:
 		return HERMES_E_IO_ERROR;
+	case HERMES_WS_ECHANGED:
+		return HERMES_E_CONFLICT;
+	case HERMES_WS_ELOCKED:
+		return HERMES_E_TIMEOUT;
 	}
 	switch (-rc) {
 	case ENOENT: return HERMES_E_NOT_FOUND;
@@ -53,6 +58,13 @@ const char *hermes_ws_strerror(int rc, char *buf, size_t size)
 	case HERMES_WS_EMOVED:
 		return "a directory inside it was moved elsewhere while it was being deleted; what was "
 		       "left there was not followed";
+	case HERMES_WS_ECHANGED:
+		return "another program kept changing the file while it was being written (the change "
+		       "was not written over theirs)";
+	case HERMES_WS_ELOCKED:
+		snprintf(buf, size, "another writer held the file's lock for over %d seconds",
+		         HERMES_FILE_LOCK_WAIT_MS / 1000);
+		return buf;
 	}
 	switch (-rc) {
 	case ENOENT: return "no such file or directory";

@@ -1,6 +1,8 @@
 /* verbs/fs_edit.c: fs.editFile: exact-text replacements, applied in order to the file's text in
  * memory, checked all before anything is written, then written like fs.writeFile (a temporary
- * file renamed into place, keeping the file's permission bits), with the change as a diff. */
+ * file renamed into place, keeping the file's permission bits), with the change as a diff. The
+ * whole read-modify-write holds the file's writer lock (fs/filelock.h), so concurrent edits are
+ * applied one after another. */
 #include <config.h>
 
 #include <errno.h>
@@ -13,6 +15,7 @@
 #include "core/fdio.h"
 #include "fs/atomic.h"
 #include "fs/diff.h"
+#include "fs/filelock.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
@@ -142,6 +145,63 @@ static int64_t apply(const hermes_fs_edit_file_args_t *args, bool crlf, hermes_b
 	return total;
 }
 
+/* One read-modify-write under the file's lock. 1: the file was changed meanwhile by a writer that
+ * does not lock (nothing was written): start over. 0: done, result says how. */
+static int edit_once(const hermes_call_t *call, const hermes_fs_edit_file_args_t *args,
+                     const hermes_ws_loc_t *loc, hermes_fs_edit_file_result_t *result, bool last)
+{
+	hermes_buf_t before = HERMES_BUF_INIT, after = HERMES_BUF_INIT;
+	struct stat st, now;
+	int fd = -1, again = 0;
+	int rc = hermes_file_lock(loc->dirfd, loc->name, call->cancel, &fd, &st);
+	if (rc) {
+		hermes_ws_fail(result, rc, "edit", args->path);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		hermes_ws_fail(result, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, "edit", args->path);
+		goto out;
+	}
+	if (hermes_verbs_check_version(args->expected_version, &st, "edit", args->path, result) < 0)
+		goto out;
+	if (read_text(call, fd, args->path, result, &before) != 0)
+		goto out;
+	hermes_buf_append(&before, "", 0);
+	hermes_buf_append(&after, before.data, before.len);
+	int64_t n = apply(args, uses_crlf(before.data, before.len), &after, result);
+	if (n < 0)
+		goto out;
+	result->replacements = n;
+	result->diff = hermes_unified_diff(args->path, before.data, before.len, after.data, after.len, 3);
+	if (!result->diff) {
+		hermes_ws_fail(result, -ENOMEM, "edit", args->path);
+		goto out;
+	}
+	if (args->dry_run) {
+		now = st;
+	} else {
+		rc = hermes_atomic_replace(loc->dirfd, loc->name, &st, &st, after.data, after.len, &now);
+		if (rc == HERMES_WS_ECHANGED && !last) {
+			free(result->diff);
+			result->diff = NULL;
+			again = 1;
+			goto out;
+		}
+		if (rc) {
+			hermes_ws_fail(result, rc, "edit", args->path);
+			goto out;
+		}
+	}
+	if (!(result->version = hermes_file_version_dup(&now)))
+		hermes_ws_fail(result, -ENOMEM, "edit", args->path);
+out:
+	if (fd >= 0)
+		close(fd); /* and with it the lock, after the rename */
+	hermes_buf_free(&before);
+	hermes_buf_free(&after);
+	return again;
+}
+
 void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void *result_)
 {
 	const hermes_fs_edit_file_args_t *args = args_;
@@ -165,44 +225,11 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 		hermes_ws_fail(result, rc, "edit", args->path);
 		return;
 	}
-	hermes_buf_t before = HERMES_BUF_INIT, after = HERMES_BUF_INIT;
-	int fd = -1;
-	if (loc.is_root || !loc.exists) {
+	if (loc.is_root || !loc.exists)
 		hermes_ws_fail(result, loc.is_root ? -EISDIR : -ENOENT, "edit", args->path);
-		goto out;
-	}
-	fd = openat(loc.dirfd, loc.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		hermes_ws_fail(result, -errno, "edit", args->path);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		hermes_ws_fail(result, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, "edit", args->path);
-		goto out;
-	}
-	if (read_text(call, fd, args->path, result, &before) != 0)
-		goto out;
-	hermes_buf_append(&before, "", 0);
-	hermes_buf_append(&after, before.data, before.len);
-	int64_t n = apply(args, uses_crlf(before.data, before.len), &after, result);
-	if (n < 0)
-		goto out;
-	result->replacements = n;
-	result->diff = hermes_unified_diff(args->path, before.data, before.len, after.data, after.len, 3);
-	if (!result->diff) {
-		hermes_ws_fail(result, -ENOMEM, "edit", args->path);
-		goto out;
-	}
-	if (args->dry_run)
-		goto out;
-	rc = hermes_atomic_replace(loc.dirfd, loc.name, &st, after.data, after.len);
-	if (rc)
-		hermes_ws_fail(result, rc, "edit", args->path);
-out:
-	if (fd >= 0)
-		close(fd);
-	hermes_buf_free(&before);
-	hermes_buf_free(&after);
+	else
+		for (int turn = 0; edit_once(call, args, &loc, result, turn == HERMES_VERBS_WRITE_TURNS - 1);
+		     turn++)
+			;
 	hermes_ws_loc_close(&loc);
 }

@@ -14,6 +14,7 @@
 #include "verbs/handlers.h"
 #include "core/buf.h"
 #include "fs/ignore.h"
+#include "fs/filelock.h"
 #include "fs/linecount.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
@@ -158,6 +159,8 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		return;
 	}
 	result->content = content;
+	if (!(result->version = hermes_file_version_dup(&st)))
+		hermes_ws_fail(result, -ENOMEM, "read", args->path);
 	return;
 fail:
 	hermes_buf_free(&buf);
@@ -452,6 +455,10 @@ void hermes_verb_fs_read_range(const hermes_call_t *call, const void *args_, voi
 		goto out;
 	}
 	result->reached_end = at_end;
+	if (!(result->version = hermes_file_version_dup(&st))) {
+		hermes_ws_fail(result, -ENOMEM, "read", args->path);
+		goto out;
+	}
 	if (lines > 0 && first > 0) {
 		result->first_line = first;
 		result->has_first_line = true;

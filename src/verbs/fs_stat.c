@@ -13,6 +13,7 @@
 #include "core/utf8.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
+#include "fs/filelock.h"
 #include "fs/workspace.h"
 
 #define TEXT_PROBE 8192 /* what fs.search also looks at to tell text from binary */
@@ -90,6 +91,8 @@ void hermes_verb_fs_stat(const hermes_call_t *call, const void *args_, void *res
 		result->link_target = hermes_text_lossy(target);
 	}
 	result->is_text = S_ISREG(st->st_mode) && is_text(loc.dirfd, loc.name);
+	if (S_ISREG(st->st_mode) && !(result->version = hermes_file_version_dup(st)))
+		result->type = (free(result->type), NULL); /* reported as out of memory just below */
 	if (!result->type || !result->mode || !result->modified_time ||
 	    (S_ISLNK(st->st_mode) && !result->link_target))
 		hermes_ws_fail(result, -ENOMEM, "describe", args->path);

@@ -1,6 +1,7 @@
 /* verbs/fs_write.c: fs.writeFile and fs.writeRange. Both build the new version in a temporary file
- * next to the target and rename it into place (fs/atomic.c), so nobody ever sees a partial file; the
- * target keeps its permission bits, and a symlink inside the workspace is written through. */
+ * next to the target and rename it into place (fs/atomic.h), so nobody ever sees a partial file;
+ * the target keeps its permission bits, and a symlink inside the workspace is written through.
+ * Over an existing file both hold its writer lock (fs/filelock.h) from the read to the rename. */
 #include <config.h>
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "fs/atomic.h"
+#include "fs/filelock.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
@@ -51,7 +53,62 @@ static int locate_target(const hermes_call_t *call, const char *path, unsigned f
 	return 0;
 }
 
+int hermes_verbs_check_version(const char *expected, const struct stat *st, const char *action,
+                               const char *path, void *result)
+{
+	char now[HERMES_FILE_VERSION_MAX], shown[256];
+	if (!expected)
+		return 0;
+	if (st)
+		hermes_file_version(st, now);
+	if (st && strcmp(expected, now) == 0)
+		return 0;
+	hermes_result_fail(result, HERMES_E_CONFLICT,
+	                   "cannot %s '%s': it changed since version %.64s (it is now %s); nothing was "
+	                   "written", action, hermes_ws_shown(path, shown, sizeof shown), expected,
+	                   st ? now : "absent");
+	return -1;
+}
+
 /* ---- fs.writeFile ------------------------------------------------------------------------- */
+
+/* Replaces (or creates) the file once, under its lock if it exists. 1: changed meanwhile by a
+ * writer that does not lock, nothing written: start over. 0: done, result says how. */
+static int write_once(const hermes_call_t *call, const hermes_fs_write_file_args_t *args,
+                      const hermes_ws_loc_t *loc, hermes_fs_write_file_result_t *result, bool last)
+{
+	struct stat st, now;
+	int fd = -1, rc = 0;
+	bool exists = loc->exists;
+	if (exists) {
+		rc = hermes_file_lock(loc->dirfd, loc->name, call->cancel, &fd, &st);
+		if (rc == -ENOENT)
+			exists = false; /* removed meanwhile: created anew */
+		else if (rc == 0 && !S_ISREG(st.st_mode))
+			rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	if (rc == 0 || rc == -ENOENT) {
+		rc = 0;
+		if (hermes_verbs_check_version(args->expected_version, exists ? &st : NULL, "write",
+		                               args->path, result) < 0)
+			goto out;
+		rc = hermes_atomic_replace(loc->dirfd, loc->name, exists ? &st : NULL,
+		                           exists ? &st : NULL, args->content, strlen(args->content), &now);
+	}
+	if (rc == HERMES_WS_ECHANGED && !last) {
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (rc)
+		hermes_ws_fail(result, rc, "write", args->path);
+	else if (!(result->version = hermes_file_version_dup(&now)))
+		hermes_ws_fail(result, -ENOMEM, "write", args->path);
+out:
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
 
 void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, void *result_)
 {
@@ -60,10 +117,9 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 	hermes_ws_loc_t loc;
 	if (locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) < 0)
 		return;
-	int rc = hermes_atomic_replace(loc.dirfd, loc.name, loc.exists ? &loc.st : NULL, args->content,
-	                               strlen(args->content));
-	if (rc)
-		hermes_ws_fail(result, rc, "write", args->path);
+	for (int turn = 0; write_once(call, args, &loc, result, turn == HERMES_VERBS_WRITE_TURNS - 1);
+	     turn++)
+		;
 	hermes_ws_loc_close(&loc);
 }
 
@@ -106,52 +162,41 @@ static int write_content(hermes_atomic_t *at, const char *content, bool crlf)
 	return rc;
 }
 
-void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, void *result_)
+/* One read-modify-write of fs.writeRange under the file's lock. 1: the file was changed
+ * meanwhile by a writer that does not lock (nothing was written): start over. 0: done. */
+static int write_range_once(const hermes_call_t *call, const hermes_fs_write_range_args_t *args,
+                            const hermes_ws_loc_t *loc, hermes_fs_write_range_result_t *result,
+                            bool last)
 {
-	const hermes_fs_write_range_args_t *args = args_;
-	hermes_fs_write_range_result_t *result = result_;
 	const char *action = "write lines of";
 	char shown[256];
 	const int64_t start = args->start_line;
 	const bool has_end = args->has_end_line;
 	const int64_t end = args->end_line;
-	if (start < 1) {
-		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-		                   "cannot %s '%s': startLine must be 1 or more (got %lld)", action,
-		                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)start);
-		return;
-	}
-	if (has_end && end < start) {
-		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-		                   "cannot %s '%s': endLine (%lld) is before startLine (%lld)", action,
-		                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)end,
-		                   (long long)start);
-		return;
-	}
-	hermes_ws_loc_t loc;
-	if (locate_target(call, args->path, 0, action, result, &loc) < 0)
-		return;
-	if (!loc.exists) {
-		hermes_ws_fail(result, -ENOENT, action, args->path);
-		hermes_ws_loc_close(&loc);
-		return;
-	}
-	int fd = openat(loc.dirfd, loc.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		hermes_ws_fail(result, fd < 0 ? -errno : -EAGAIN, action, args->path);
+	int fd = -1, again = 0;
+	struct stat st, now;
+	int rc = hermes_file_lock(loc->dirfd, loc->name, call->cancel, &fd, &st);
+	if (rc == 0 && !S_ISREG(st.st_mode))
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (rc) {
+		hermes_ws_fail(result, rc, action, args->path);
 		if (fd >= 0)
 			close(fd);
-		hermes_ws_loc_close(&loc);
-		return;
+		return 0;
+	}
+	if (hermes_verbs_check_version(args->expected_version, &st, "write lines of", args->path,
+	                               result) < 0) {
+		close(fd);
+		return 0;
 	}
 	char *buf = hermes_lines_buffer();
 	const bool crlf = file_uses_crlf(fd);
 	hermes_atomic_t at;
 	at.fd = -1;
-	int rc = buf ? hermes_atomic_begin(&at, loc.dirfd, loc.name, &st) : -ENOMEM;
+	rc = buf ? hermes_atomic_begin(&at, loc->dirfd, loc->name, &st) : -ENOMEM;
 	if (rc)
 		goto fail;
+	at.expect = &st;
 
 	enum { BEFORE, SKIPPING, AFTER } phase = BEFORE;
 	int64_t line = 1;          /* the line the next byte belongs to */
@@ -231,9 +276,19 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		                   (long long)line_count, line_count == 1 ? "" : "s");
 		goto abort;
 	}
+	if (fstat(at.fd, &now) < 0) {
+		rc = -errno;
+		goto fail;
+	}
 	rc = hermes_atomic_commit(&at, true);
+	if (rc == HERMES_WS_ECHANGED && !last) {
+		again = 1;
+		goto out;
+	}
 	if (rc)
 		goto fail;
+	if (!(result->version = hermes_file_version_dup(&now)))
+		hermes_ws_fail(result, -ENOMEM, action, args->path);
 	goto out;
 fail:
 	hermes_ws_fail(result, rc, action, args->path);
@@ -242,6 +297,40 @@ abort:
 		hermes_atomic_abort(&at);
 out:
 	free(buf);
-	close(fd);
+	close(fd); /* and with it the lock, after the rename */
+	return again;
+}
+
+void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_write_range_args_t *args = args_;
+	hermes_fs_write_range_result_t *result = result_;
+	const char *action = "write lines of";
+	char shown[256];
+	const int64_t start = args->start_line;
+	const bool has_end = args->has_end_line;
+	const int64_t end = args->end_line;
+	if (start < 1) {
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot %s '%s': startLine must be 1 or more (got %lld)", action,
+		                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)start);
+		return;
+	}
+	if (has_end && end < start) {
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot %s '%s': endLine (%lld) is before startLine (%lld)", action,
+		                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)end,
+		                   (long long)start);
+		return;
+	}
+	hermes_ws_loc_t loc;
+	if (locate_target(call, args->path, 0, action, result, &loc) < 0)
+		return;
+	if (!loc.exists)
+		hermes_ws_fail(result, -ENOENT, action, args->path);
+	else
+		for (int turn = 0; write_range_once(call, args, &loc, result,
+		                                    turn == HERMES_VERBS_WRITE_TURNS - 1); turn++)
+			;
 	hermes_ws_loc_close(&loc);
 }

@@ -14,4 +14,13 @@
 int hermes_verbs_open_regular(const hermes_call_t *call, const char *path, const char *action,
                               void *result, struct stat *st);
 
+/* Refuses a write with Conflict (fails the result and returns -1) unless expected is NULL or the
+ * version token of the file st describes (fs/filelock.h). action: e.g. "edit". */
+int hermes_verbs_check_version(const char *expected, const struct stat *st, const char *action,
+                               const char *path, void *result);
+
+/* How many times a read-modify-write starts over when a writer that does not lock changed the
+ * file under it, before it gives up with Conflict. */
+#define HERMES_VERBS_WRITE_TURNS 8
+
 #endif
