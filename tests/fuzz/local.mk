@@ -3,7 +3,7 @@
 # with --enable-fuzzing (clang, CFLAGS with -fsanitize=fuzzer-no-link,...) links them with
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
-	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_path
+	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_path tests/fuzz/fuzz_edits
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la
 
@@ -31,6 +31,10 @@ tests_fuzz_fuzz_server_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_cor
 tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
 tests_fuzz_fuzz_path_LDADD = libhermes_verbs.la $(fuzz_core_libs)
+# read-modify-write verbs racing on one file from threads: every reported success is in it
+tests_fuzz_fuzz_edits_SOURCES = tests/fuzz/fuzz_edits.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_edits_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/edits"'
+tests_fuzz_fuzz_edits_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 
 if FUZZING
 noinst_PROGRAMS += $(FUZZ_TARGETS)
@@ -41,6 +45,7 @@ tests_fuzz_fuzz_stream_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_framing_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_server_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_edits_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -53,6 +58,7 @@ tests_fuzz_fuzz_stream_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_framing_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_server_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_edits_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1
