@@ -20,14 +20,15 @@ void hermes_inflight_add(server_t *srv, request_t *req)
 		srv->active->prev = req;
 	srv->active = req;
 	srv->active_count++;
-	if (req->batch)
-		req->batch->pending++;
 	pthread_mutex_unlock(&srv->lock);
+	if (req->batch)
+		atomic_fetch_add(&req->batch->pending, 1);
 }
 
 static void free_request(request_t *req)
 {
 	hermes_message_unref(req->msg);
+	hermes_channel_release(req->ch);
 	free(req->id);
 	free(req->id_key);
 	free(req->progress_token);
@@ -53,13 +54,14 @@ static void answer_shutdowns(server_t *srv, pending_id_t *ids, bool wake)
 		pending_id_t *next = ids->next;
 		hermes_reply_t r;
 		hermes_rpc_result(&r, ids->id, strdup("null"), 4);
-		hermes_output_send(srv->out, srv->framer.mode, &r);
+		hermes_channel_send(ids->ch, &r, 0);
+		hermes_channel_release(ids->ch);
 		free(ids->id);
 		free(ids);
 		ids = next;
 	}
 	if (wake)
-		hermes_server_wake(srv);
+		srv->wake(srv->wake_ctx);
 }
 
 void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
@@ -70,24 +72,18 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 	pthread_mutex_unlock(&srv->lock);
 	if (req->id == NULL || silent)
 		hermes_reply_clear(r); /* no answer: its batch slot (if any) settles empty */
-	/* The reply is queued before the request stops counting as in flight: a shutdown that sees
+	/* The reply is sent before the request stops counting as in flight: a shutdown that sees
 	 * the count reach zero is then answered after it. */
-	batch_t *done = NULL;
 	if (req->batch) {
-		pthread_mutex_lock(&srv->lock);
-		done = hermes_batch_place_locked(req->batch, req->slot, r);
-		pthread_mutex_unlock(&srv->lock);
+		batch_t *done = hermes_batch_place(req->batch, req->slot, r);
 		if (done)
-			hermes_batch_send(srv, done);
+			hermes_batch_send(done, req->send_flags);
 	} else if (req->id && !silent) {
-		/* The only request in flight: its worker writes the reply itself when the output is
-		 * idle, instead of waking the writer thread for it (one hand-off less: a 100k-line
-		 * file's last lines came back in 64 us, 45 of them the pipes' own round trip). With
-		 * more in flight the writer gathers replies into one writev(). */
-		bool was = hermes_output_write_through;
-		hermes_output_write_through = was || alone;
-		hermes_output_send(srv->out, srv->framer.mode, r);
-		hermes_output_write_through = was;
+		/* The only request in flight: its worker may write the reply itself when the output is
+		 * idle, instead of waking a writer thread for it (one hand-off less: a 100k-line file's
+		 * last lines came back in 64 us, 45 of them the pipes' own round trip). With more in
+		 * flight the writer gathers replies into one writev(). */
+		hermes_channel_send(req->ch, r, req->send_flags | (alone ? HERMES_SEND_ALONE : 0));
 	}
 
 	pthread_mutex_lock(&srv->lock);
@@ -103,16 +99,18 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 	pthread_mutex_unlock(&srv->lock);
 	free_request(req);
 	answer_shutdowns(srv, ids, wake);
-	hermes_server_room(srv);
+	session_room(srv);
 }
 
-void hermes_inflight_shutdown(server_t *srv, char *id)
+void hermes_inflight_shutdown(server_t *srv, hermes_channel_t *ch, char *id)
 {
 	pthread_mutex_lock(&srv->lock);
 	srv->shutdown = true;
 	pending_id_t *p = NULL;
 	if (id && srv->active_count != 0 && (p = malloc(sizeof *p)) != NULL) {
 		p->id = id;
+		p->ch = ch;
+		hermes_channel_hold(ch);
 		p->next = srv->shutdown_replies;
 		srv->shutdown_replies = p;
 		id = NULL;
@@ -123,7 +121,7 @@ void hermes_inflight_shutdown(server_t *srv, char *id)
 	if (id) { /* nothing in flight (or no memory to wait): answered now */
 		hermes_reply_t r;
 		hermes_rpc_result(&r, id, strdup("null"), 4);
-		hermes_output_send(srv->out, srv->framer.mode, &r);
+		hermes_channel_send(ch, &r, 0);
 		free(id);
 	}
 	answer_shutdowns(srv, ids, wake);

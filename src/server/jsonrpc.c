@@ -1,4 +1,4 @@
-/* server/jsonrpc.c: JSON-RPC 2.0 message classification and reply bodies (see jsonrpc.h). */
+/* server/jsonrpc.c: JSON-RPC 2.0 message classification and message bodies (see jsonrpc.h). */
 #include <config.h>
 
 #include <stdbool.h>
@@ -235,4 +235,30 @@ void hermes_rpc_error(hermes_reply_t *r, const char *id, int code, const char *m
 		/* Nothing can be allocated: a static reply keeps the framing intact. */
 		r->tail = "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"out of memory\"}}";
 	}
+}
+
+void hermes_rpc_notification(hermes_reply_t *r, const char *method, const char *params, size_t len)
+{
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"jsonrpc\":\"2.0\",\"method\":");
+	hermes_buf_json_string(&b, method, strlen(method));
+	hermes_buf_puts(&b, ",\"params\":");
+	hermes_buf_append(&b, params, len);
+	hermes_buf_puts(&b, "}");
+	size_t n = b.len;
+	memset(r, 0, sizeof *r);
+	r->part[0] = hermes_buf_finish(&b);
+	r->len[0] = r->part[0] ? n : 0;
+}
+
+void hermes_reply_clear(hermes_reply_t *r)
+{
+	free(r->part[0]);
+	free(r->part[1]);
+	memset(r, 0, sizeof *r);
+}
+
+size_t hermes_reply_length(const hermes_reply_t *r)
+{
+	return r->len[0] + r->len[1] + (r->tail ? strlen(r->tail) : 0);
 }

@@ -3,11 +3,11 @@
 #ifndef HERMES_SERVER_JSONRPC_H
 #define HERMES_SERVER_JSONRPC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/json.h"
 
-#include "server/output.h"
 
 #define HERMES_RPC_PARSE_ERROR      -32700
 #define HERMES_RPC_INVALID_REQUEST  -32600
@@ -16,6 +16,24 @@
 #define HERMES_RPC_INTERNAL_ERROR   -32603
 #define HERMES_RPC_NOT_INITIALIZED  -32002
 #define HERMES_RPC_CANCELLED        -32800
+
+/* A message body in up to three pieces (so that a large verb result is never copied): the body is
+ * part[0] part[1] tail. Pieces 0 and 1 are malloc'd (or NULL) and owned by the reply; the tail
+ * is a static string (or NULL). All NULL: no message (a notification's). */
+typedef struct hermes_reply {
+	char *part[2];
+	size_t len[2];
+	const char *tail;
+} hermes_reply_t;
+
+/* Frees the pieces and empties r. */
+void hermes_reply_clear(hermes_reply_t *r);
+size_t hermes_reply_length(const hermes_reply_t *r);
+/* Whether r holds a message at all. */
+static inline bool hermes_reply_empty(const hermes_reply_t *r)
+{
+	return !r->part[0] && !r->part[1] && !r->tail;
+}
 
 /* Deepest nesting of arrays and objects accepted in a message. */
 #define HERMES_RPC_MAX_DEPTH 512
@@ -58,5 +76,8 @@ void hermes_rpc_result(hermes_reply_t *r, const char *id, char *result, size_t r
  * text or NULL; id NULL means null. */
 void hermes_rpc_error(hermes_reply_t *r, const char *id, int code, const char *message,
                       const char *data);
+/* {"jsonrpc":"2.0","method":<method>,"params":<params>} (params: JSON text); r is left empty if
+ * out of memory. */
+void hermes_rpc_notification(hermes_reply_t *r, const char *method, const char *params, size_t len);
 
 #endif

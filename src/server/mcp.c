@@ -1,7 +1,7 @@
-/* server/mcp.c: the Model Context Protocol's session methods (revisions 2025-11-25, 2025-06-18,
- * 2025-03-26 and 2024-11-05): initialize and its version negotiation, ping, logging, cancellation
- * by notification, and the workspace taken from the client's roots. The tools are in
- * mcp_tools.c. */
+/* server/mcp.c: the Model Context Protocol module (revisions 2025-11-25, 2025-06-18, 2025-03-26
+ * and 2024-11-05): its method table, and its session methods: initialize and its version
+ * negotiation, ping, logging, cancellation by notification, and the workspace taken from the
+ * client's roots. The tools are in mcp_tools.c. */
 #include <config.h>
 
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "core/executor.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
+#include "server/mcp.h"
 #include "server/state.h"
 
 /* Newest first: a client asking for another gets the newest. */
@@ -26,22 +27,6 @@ static const char instructions[] =
 	"proc_run runs one program with its arguments as a list, without a shell (no pipes, globs or "
 	"redirections); its output goes to files you read with fs_readRange. A failed tool call says "
 	"why in errorCode and errorMessage.";
-
-void hermes_mcp_notify(server_t *srv, const char *method, const char *params, size_t len)
-{
-	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_buf_puts(&b, "{\"jsonrpc\":\"2.0\",\"method\":");
-	hermes_buf_json_string(&b, method, strlen(method));
-	hermes_buf_puts(&b, ",\"params\":");
-	hermes_buf_append(&b, params, len);
-	hermes_buf_puts(&b, "}");
-	size_t n = b.len;
-	char *body = hermes_buf_finish(&b);
-	if (body == NULL)
-		return; /* a notification lost to lack of memory is not worth failing anything for */
-	hermes_reply_t r = {{body, NULL}, {n, 0}, NULL};
-	hermes_output_send(srv->out, srv->framer.mode, &r);
-}
 
 /* MCP's logging levels, as syslog's; ours map onto them. */
 static const char *const mcp_levels[] = {"debug", "info", "notice", "warning", "error",
@@ -61,7 +46,7 @@ void hermes_mcp_log(void *ctx, hermes_log_level_t level, const char *message)
 	size_t len = b.len;
 	char *params = hermes_buf_finish(&b);
 	if (params)
-		hermes_mcp_notify(srv, "notifications/message", params, len);
+		hermes_notify(srv->channel, "notifications/message", params, len);
 	free(params);
 }
 
@@ -81,21 +66,21 @@ static void ask_roots(server_t *srv)
 	char *body = hermes_buf_finish(&b);
 	if (body) {
 		hermes_reply_t r = {{body, NULL}, {n, 0}, NULL};
-		hermes_output_send(srv->out, srv->framer.mode, &r);
+		hermes_channel_send(srv->channel, &r, 0);
 	}
 	hermes_log(HERMES_LOG_INFO, "asked the client for its roots");
 }
 
-void hermes_mcp_initialize(server_t *srv, call_t *c)
+static void mcp_initialize(server_t *srv, call_t *c)
 {
 	const hermes_json_t *p = c->m.params;
 	if (srv->initialized) {
-		hermes_reply_error(srv, c, HERMES_RPC_INVALID_REQUEST, "initialize was already received", NULL);
+		hermes_reply_error(c, HERMES_RPC_INVALID_REQUEST, "initialize was already received", NULL);
 		return;
 	}
 	const hermes_json_t *pv = hermes_json_member(p, "protocolVersion");
 	if (!hermes_json_is_c_string(pv)) {
-		hermes_reply_invalid_params(srv, c, "protocolVersion", "InvalidArguments",
+		hermes_reply_invalid_params(c, "protocolVersion", "InvalidArguments",
 		                            "initialize needs params.protocolVersion, a string such as \"%s\"",
 		                            versions[0]);
 		return;
@@ -114,13 +99,12 @@ void hermes_mcp_initialize(server_t *srv, call_t *c)
 	           hermes_json_is_c_string(ver) ? ver->str : "", version, pv->str,
 	           srv->client_roots ? ", with roots" : "");
 	srv->protocol = HERMES_PROTOCOL_MCP;
-	srv->methods = hermes_mcp_methods;
 	atomic_store(&srv->mcp_log_level, MCP_WARNING); /* warnings and errors, until setLevel */
 	srv->initialized = true;
-	if (srv->opts->root_given || !srv->client_roots) {
+	if (srv->opts.root_given || !srv->client_roots) {
 		char why[1024];
 		if (hermes_server_workspace(srv, why, sizeof why) != 0) {
-			hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
+			hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
 			return;
 		}
 	} else {
@@ -136,37 +120,38 @@ void hermes_mcp_initialize(server_t *srv, call_t *c)
 	hermes_buf_puts(&b, "},\"instructions\":");
 	hermes_buf_json_string(&b, instructions, strlen(instructions));
 	hermes_buf_puts(&b, "}");
-	hermes_reply_result(srv, c, hermes_buf_finish(&b));
+	hermes_reply_result(c, hermes_buf_finish(&b));
 }
 
-void hermes_mcp_initialized(server_t *srv, call_t *c)
+static void mcp_initialized(server_t *srv, call_t *c)
 {
 	if (srv->roots_pending && srv->roots_request == NULL)
 		ask_roots(srv);
-	hermes_reply_nothing(srv, c);
+	hermes_reply_nothing(c);
 }
 
-void hermes_mcp_ping(server_t *srv, call_t *c)
+static void mcp_ping(server_t *srv, call_t *c)
 {
-	hermes_reply_result(srv, c, strdup("{}"));
+	(void)srv;
+	hermes_reply_result(c, strdup("{}"));
 }
 
-void hermes_mcp_set_level(server_t *srv, call_t *c)
+static void mcp_set_level(server_t *srv, call_t *c)
 {
 	const hermes_json_t *level = hermes_json_member(c->m.params, "level");
 	for (int i = 0; hermes_json_is_c_string(level) && i < 8; i++) {
 		if (strcmp(level->str, mcp_levels[i]) == 0) {
 			atomic_store(&srv->mcp_log_level, i);
-			hermes_reply_result(srv, c, strdup("{}"));
+			hermes_reply_result(c, strdup("{}"));
 			return;
 		}
 	}
-	hermes_reply_invalid_params(srv, c, "level", "InvalidArguments",
+	hermes_reply_invalid_params(c, "level", "InvalidArguments",
 	                            "level must be one of debug, info, notice, warning, error, critical, "
 	                            "alert, emergency");
 }
 
-void hermes_mcp_cancelled(server_t *srv, call_t *c)
+static void mcp_cancelled(server_t *srv, call_t *c)
 {
 	const hermes_json_t *id = hermes_json_member(c->m.params, "requestId");
 	size_t key_len = 0;
@@ -178,20 +163,20 @@ void hermes_mcp_cancelled(server_t *srv, call_t *c)
 		           hermes_json_is_c_string(reason) ? reason->str : "no reason given", n);
 		free(key);
 	}
-	hermes_reply_nothing(srv, c);
+	hermes_reply_nothing(c);
 }
 
-void hermes_mcp_roots_changed(server_t *srv, call_t *c)
+static void mcp_roots_changed(server_t *srv, call_t *c)
 {
-	if (!srv->opts->root_given && srv->client_roots)
+	if (!srv->opts.root_given && srv->client_roots)
 		ask_roots(srv);
-	hermes_reply_nothing(srv, c);
+	hermes_reply_nothing(c);
 }
 
 /* The workspace becomes root: requests already running keep theirs (freed at the end). */
 static void use_root(server_t *srv, const char *root)
 {
-	hermes_config_t config = srv->opts->config;
+	hermes_config_t config = srv->opts.config;
 	config.root = root;
 	hermes_executor_t *ex = NULL;
 	hermes_error_t err;
@@ -224,7 +209,8 @@ static void use_root(server_t *srv, const char *root)
 	hermes_log(HERMES_LOG_INFO, "workspace (the client's first root): %s", hermes_executor_root(ex));
 }
 
-void hermes_mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
+/* A response from the client (to roots/list). */
+static void mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 {
 	if (srv->roots_request == NULL || c->m.id == NULL || strcmp(c->m.id, srv->roots_request) != 0) {
 		hermes_log(HERMES_LOG_DEBUG, "a response (id %s) to no request of ours ignored", c->m.id);
@@ -254,3 +240,23 @@ void hermes_mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 		hermes_log(HERMES_LOG_WARN, "%s", srv->workspace_error ? srv->workspace_error : "no workspace");
 	}
 }
+
+#define REQUEST HERMES_METHOD_REQUEST
+#define NOTIFICATION HERMES_METHOD_NOTIFICATION
+
+/* MCP: nothing but initialize and ping before initialize; no shutdown or exit (the end of input
+ * ends the session). */
+/* name                                handler                  sent as       before init  after shutdown  workspace */
+static const method_t methods[] = {
+	{"initialize",                       mcp_initialize,          REQUEST,      true,        false,          false},
+	{"ping",                             mcp_ping,                REQUEST,      true,        true,           false},
+	{"notifications/initialized",        mcp_initialized,         NOTIFICATION, false,       true,           false},
+	{"notifications/cancelled",          mcp_cancelled,           NOTIFICATION, false,       true,           false},
+	{"notifications/roots/list_changed", mcp_roots_changed,       NOTIFICATION, false,       false,          false},
+	{"logging/setLevel",                 mcp_set_level,           REQUEST,      false,       true,           false},
+	{"tools/list",                       hermes_mcp_tools_list,   REQUEST,      false,       false,          false},
+	{"tools/call",                       hermes_mcp_tools_call,   REQUEST,      false,       false,          false},
+	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
+};
+
+const hermes_protocol_desc_t hermes_protocol_mcp = {methods, NULL, mcp_response};

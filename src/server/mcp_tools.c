@@ -1,4 +1,4 @@
-/* server/mcp_tools.c: MCP's tools: one tool per verb of the table (tools/list, with the JSON
+/* server/mcp_tools.c: the MCP module's tools: one tool per verb of the table (tools/list, with the JSON
  * Schemas the generator made from defs/verbs.def and annotations from the verb traits), and
  * tools/call, which runs the verb on the worker pool like any Hermes request. */
 #include <config.h>
@@ -12,6 +12,7 @@
 #include "core/json_schema.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
+#include "server/mcp.h"
 #include "server/state.h"
 
 /* A tool's name: the verb's with '_' for '.', which the Anthropic and OpenAI APIs accept
@@ -91,7 +92,7 @@ void hermes_mcp_tools_list(server_t *srv, call_t *c)
 		append_tool(&b, srv->ex ? hermes_executor_verb_at(srv->ex, i) : &hermes_verb_descs[i]);
 	}
 	hermes_buf_puts(&b, "]}");
-	hermes_reply_result(srv, c, hermes_buf_finish(&b));
+	hermes_reply_result(c, hermes_buf_finish(&b));
 }
 
 /* The verb a tool name (fs_readRange) or a verb name (fs.readRange) stands for. */
@@ -109,45 +110,12 @@ static const hermes_verb_desc_t *find_tool(server_t *srv, const char *name)
 	return hermes_executor_find(srv->ex, dotted);
 }
 
-void hermes_mcp_tools_call(server_t *srv, call_t *c)
+/* The tools/call result of a verb run (result: its JSON, taken; NULL if out of memory): a tool
+ * that ran, even cancelled, answers with its result. */
+static void tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t outcome, char *result,
+                        const hermes_error_t *err, bool cancelled)
 {
-	const hermes_json_t *p = c->m.params;
-	const hermes_json_t *name = hermes_json_member(p, "name");
-	if (p == NULL || p->type != HERMES_JSON_OBJECT || !hermes_json_is_c_string(name)) {
-		hermes_reply_invalid_params(srv, c, "name", "InvalidArguments",
-		                            "tools/call needs params {\"name\": <a tool of tools/list>, "
-		                            "\"arguments\": {...}}");
-		return;
-	}
-	if (srv->roots_pending || srv->ex == NULL) {
-		char why[1024];
-		if (srv->roots_pending)
-			snprintf(why, sizeof why, "the workspace is not known yet: the client has not "
-			         "answered roots/list (or start hermes mcp with --root DIR)");
-		if (srv->roots_pending || hermes_server_workspace(srv, why, sizeof why) != 0) {
-			hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
-			return;
-		}
-	}
-	const hermes_verb_desc_t *verb = find_tool(srv, name->str);
-	if (verb == NULL) {
-		hermes_reply_invalid_params(srv, c, "name", "UnknownVerb",
-		                            "unknown tool '%.200s': tools/list names the tools", name->str);
-		return;
-	}
-	const hermes_json_t *args = hermes_json_member(p, "arguments");
-	if (args && args->type == HERMES_JSON_NULL)
-		args = NULL;
-	const hermes_json_t *token = hermes_json_member(hermes_json_member(p, "_meta"), "progressToken");
-	if (token && token->type != HERMES_JSON_STRING && token->type != HERMES_JSON_NUMBER)
-		token = NULL;
-	hermes_requests_queue(srv, c, verb, args, true, token ? c->msg->body + token->start : NULL,
-	                      token ? token->end - token->start : 0);
-}
-
-void hermes_mcp_tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
-                            char *result, const hermes_error_t *err)
-{
+	(void)cancelled;
 	if (outcome == HERMES_OUTCOME_INVALID || result == NULL) {
 		/* Arguments the decoder refused: a failed result the model can read and correct. */
 		free(result);
@@ -182,3 +150,62 @@ void hermes_mcp_tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t 
 	else
 		hermes_rpc_result(r, id, body, n);
 }
+
+/* notifications/progress for the call's progressToken. */
+static void send_progress(hermes_channel_t *ch, const char *token, double progress, double total,
+                          const char *message)
+{
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"progressToken\":");
+	hermes_buf_puts(&b, token);
+	hermes_buf_printf(&b, ",\"progress\":%.15g", progress);
+	if (total > 0)
+		hermes_buf_printf(&b, ",\"total\":%.15g", total);
+	hermes_buf_puts(&b, ",\"message\":");
+	hermes_buf_json_string(&b, message, strlen(message));
+	hermes_buf_puts(&b, "}");
+	size_t len = b.len;
+	char *params = hermes_buf_finish(&b);
+	if (params)
+		hermes_notify(ch, "notifications/progress", params, len);
+	free(params);
+}
+
+static const hermes_verb_answer_t answer = {tool_result, send_progress};
+
+void hermes_mcp_tools_call(server_t *srv, call_t *c)
+{
+	const hermes_json_t *p = c->m.params;
+	const hermes_json_t *name = hermes_json_member(p, "name");
+	if (p == NULL || p->type != HERMES_JSON_OBJECT || !hermes_json_is_c_string(name)) {
+		hermes_reply_invalid_params(c, "name", "InvalidArguments",
+		                            "tools/call needs params {\"name\": <a tool of tools/list>, "
+		                            "\"arguments\": {...}}");
+		return;
+	}
+	if (srv->roots_pending || srv->ex == NULL) {
+		char why[1024];
+		if (srv->roots_pending)
+			snprintf(why, sizeof why, "the workspace is not known yet: the client has not "
+			         "answered roots/list (or start hermes mcp with --root DIR)");
+		if (srv->roots_pending || hermes_server_workspace(srv, why, sizeof why) != 0) {
+			hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
+			return;
+		}
+	}
+	const hermes_verb_desc_t *verb = find_tool(srv, name->str);
+	if (verb == NULL) {
+		hermes_reply_invalid_params(c, "name", "UnknownVerb",
+		                            "unknown tool '%.200s': tools/list names the tools", name->str);
+		return;
+	}
+	const hermes_json_t *args = hermes_json_member(p, "arguments");
+	if (args && args->type == HERMES_JSON_NULL)
+		args = NULL;
+	const hermes_json_t *token = hermes_json_member(hermes_json_member(p, "_meta"), "progressToken");
+	if (token && token->type != HERMES_JSON_STRING && token->type != HERMES_JSON_NUMBER)
+		token = NULL;
+	hermes_requests_queue(srv, c, verb, args, &answer, token ? c->msg->body + token->start : NULL,
+	                      token ? token->end - token->start : 0);
+}
+

@@ -46,18 +46,6 @@ struct hermes_output {
 	void *ctx;
 };
 
-void hermes_reply_clear(hermes_reply_t *r)
-{
-	free(r->part[0]);
-	free(r->part[1]);
-	memset(r, 0, sizeof *r);
-}
-
-size_t hermes_reply_length(const hermes_reply_t *r)
-{
-	return r->len[0] + r->len[1] + (r->tail ? strlen(r->tail) : 0);
-}
-
 /* The memory a queued frame takes: its blocks as the allocator sized them (a reply's text often
  * sits in a buffer grown by doubling: counting its length alone let 16 MiB of counted replies
  * take 35 to 55 MiB) and their overhead. */
@@ -125,13 +113,6 @@ static int frame_iov(const frame_t *f, struct iovec *iov)
 	return n;
 }
 
-/* Can a frame of len bytes be written at once by the thread that has it, without waking the
- * writer and without any risk of blocking? Only with nothing queued or being written (the order
- * of the replies stays), and only into a regular file, or a pipe with room for all of it (only
- * this process writes there, so the room found can only grow). Lock held. */
-_Thread_local bool hermes_output_write_through;
-_Thread_local bool hermes_output_gather;
-
 /* Can len bytes be written now without any risk of blocking: nothing being written, and a regular
  * file or a pipe with that much free (only this process writes there: the room can only grow).
  * Lock held. */
@@ -146,9 +127,12 @@ static bool has_room(hermes_output_t *out, size_t len)
 	       (size_t)(out->pipe_size - unread) >= len;
 }
 
+/* Can a frame of len bytes be written at once by the thread that has it, without waking the
+ * writer? Only with nothing queued or being written (the order of the replies stays) and room
+ * for all of it. Lock held. */
 static bool can_write_through(hermes_output_t *out, size_t len)
 {
-	return hermes_output_write_through && !out->head && has_room(out, len);
+	return !out->head && has_room(out, len);
 }
 
 static void *writer_main(void *arg)
@@ -244,7 +228,8 @@ hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx),
 	return out;
 }
 
-void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r)
+void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r,
+                        unsigned flags)
 {
 	frame_t *f = malloc(sizeof *f);
 	if (f == NULL) {
@@ -264,7 +249,7 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 		return;
 	}
 	size_t len = f->header_len + hermes_reply_length(&f->reply) + strlen(f->trailer);
-	if (can_write_through(out, len)) {
+	if ((flags & HERMES_OUTPUT_WRITE_THROUGH) && can_write_through(out, len)) {
 		/* one request at a time: no hand-off to the writer thread and back */
 		struct iovec iov[5];
 		int err = write_all(out, iov, frame_iov(f, iov));
@@ -286,7 +271,7 @@ void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_repl
 		out->head = f;
 	out->tail = f;
 	out->queued += frame_bytes(f);
-	if (!hermes_output_gather)
+	if (!(flags & HERMES_OUTPUT_GATHER))
 		pthread_cond_signal(&out->more);
 	pthread_mutex_unlock(&out->lock);
 }

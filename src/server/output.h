@@ -8,19 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "server/jsonrpc.h"
 #include "server/server.h"
-
-/* A reply body in up to three pieces (so that a large verb result is never copied): the body is
- * part[0] part[1] part[2]. Pieces 0 and 1 are malloc'd (or NULL) and owned by the reply; piece 2
- * is a static string (or NULL). */
-typedef struct hermes_reply {
-	char *part[2];
-	size_t len[2];
-	const char *tail;
-} hermes_reply_t;
-
-void hermes_reply_clear(hermes_reply_t *r);
-size_t hermes_reply_length(const hermes_reply_t *r);
 
 typedef struct hermes_output hermes_output_t;
 
@@ -36,19 +25,19 @@ hermes_output_t *hermes_output_start(int fd, void (*on_broken)(void *ctx),
 bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms);
 /* Memory held by replies queued and not yet written, in bytes (any thread). */
 size_t hermes_output_queued(hermes_output_t *out);
-/* Queues a reply framed for mode; takes ownership of its pieces (and clears *r). A thread that
- * sets hermes_output_write_through (the reader running a lone instant request, or the worker of
- * the only request in flight) writes the reply
- * itself when nothing is queued and the output has room for all of it (a regular file, or a pipe
- * with the space free: it cannot block), saving the hand-off to the writer thread. */
-extern _Thread_local bool hermes_output_write_through;
-/* A thread that sets hermes_output_gather queues its replies without waking the writer, then calls
- * hermes_output_flush_here: the replies of a batch of quick requests go out in one writev(). */
-extern _Thread_local bool hermes_output_gather;
-/* Writes everything queued from this thread when the output is idle and has room for all of it
- * (it cannot block); otherwise wakes the writer thread to do it. */
+/* Queues a message body framed for mode; takes ownership of its pieces (and clears *r). flags
+ * (HERMES_OUTPUT_*): with WRITE_THROUGH (the reader running a lone instant request, or the worker
+ * of the only request in flight) the calling thread writes it itself when nothing is queued and
+ * the output has room for all of it (a regular file, or a pipe with the space free: it cannot
+ * block), saving the hand-off to the writer thread; with GATHER it is queued without waking the
+ * writer, for hermes_output_flush_here: the replies of a run of quick requests go out in one
+ * writev(). */
+enum { HERMES_OUTPUT_WRITE_THROUGH = 1, HERMES_OUTPUT_GATHER = 2 };
+void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r,
+                        unsigned flags);
+/* Writes everything queued when the output is idle and has room for all of it (it cannot
+ * block); otherwise wakes the writer thread to do it. */
 void hermes_output_flush_here(hermes_output_t *out);
-void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r);
 /* Writes what is queued, then stops the writer. Gives up if the client has read nothing for
  * stall_seconds (then the thread is left blocked and the output not freed; returns false). */
 bool hermes_output_finish(hermes_output_t *out, int stall_seconds);

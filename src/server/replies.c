@@ -1,6 +1,6 @@
-/* server/replies.c: where replies go: straight to the writer, or into their batch until the batch
- * is complete; and the shapes of the replies the method handlers send. Calls nothing but the
- * writer (output.c). */
+/* server/replies.c: where replies go: to the channel of their request, or into their batch until
+ * the batch is complete (then to the batch's channel); and the shapes of the replies the method
+ * handlers send. Knows no session: a call carries its channel. */
 #include <config.h>
 
 #include <stdarg.h>
@@ -26,8 +26,52 @@ static char *flatten(hermes_reply_t *r, size_t *len)
 	return hermes_buf_finish(&b);
 }
 
-/* Sends the collected replies of a finished batch (nothing if it held only notifications). */
-void hermes_batch_send(server_t *srv, batch_t *b)
+void hermes_channel_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
+{
+	if (hermes_reply_empty(r))
+		return;
+	ch->ops->send(ch, r, flags);
+}
+
+void hermes_channel_hold(hermes_channel_t *ch)
+{
+	if (ch->ops->hold)
+		ch->ops->hold(ch);
+}
+
+void hermes_channel_release(hermes_channel_t *ch)
+{
+	if (ch->ops->release)
+		ch->ops->release(ch);
+}
+
+void hermes_notify(hermes_channel_t *ch, const char *method, const char *params, size_t len)
+{
+	hermes_reply_t r;
+	/* a notification lost to lack of memory is not worth failing anything for */
+	hermes_rpc_notification(&r, method, params, len);
+	hermes_channel_send(ch, &r, 0);
+}
+
+batch_t *hermes_batch_new(hermes_channel_t *ch, size_t n)
+{
+	batch_t *b = calloc(1, sizeof *b);
+	if (b)
+		b->bodies = calloc(n, sizeof *b->bodies), b->lens = calloc(n, sizeof *b->lens);
+	if (b == NULL || b->bodies == NULL || b->lens == NULL) {
+		if (b)
+			free(b->bodies), free(b->lens);
+		free(b);
+		return NULL;
+	}
+	b->n = n;
+	atomic_init(&b->pending, 1);
+	b->ch = ch;
+	hermes_channel_hold(ch);
+	return b;
+}
+
+void hermes_batch_send(batch_t *b, unsigned flags)
 {
 	hermes_buf_t out = HERMES_BUF_INIT;
 	bool any = false;
@@ -46,63 +90,63 @@ void hermes_batch_send(server_t *srv, batch_t *b)
 		hermes_reply_t r = {{body, NULL}, {len, 0}, NULL};
 		if (body == NULL)
 			hermes_rpc_error(&r, NULL, HERMES_RPC_INTERNAL_ERROR, "out of memory building a batch reply", NULL);
-		hermes_output_send(srv->out, srv->framer.mode, &r);
+		hermes_channel_send(b->ch, &r, flags);
 	} else {
 		free(body);
 	}
+	hermes_channel_release(b->ch);
 	free(b->bodies);
 	free(b->lens);
 	free(b);
 }
 
-batch_t *hermes_batch_place_locked(batch_t *batch, size_t slot, hermes_reply_t *r)
+/* The slot's body is written by the one thread answering it, and read by the thread that takes
+ * the last pending count: the atomic decrement orders the two. */
+batch_t *hermes_batch_place(batch_t *batch, size_t slot, hermes_reply_t *r)
 {
-	if (r->part[0] || r->part[1] || r->tail)
+	if (!hermes_reply_empty(r))
 		batch->bodies[slot] = flatten(r, &batch->lens[slot]);
-	return --batch->pending == 0 ? batch : NULL;
+	return atomic_fetch_sub(&batch->pending, 1) == 1 ? batch : NULL;
 }
 
-void hermes_reply_place(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r)
+void hermes_reply_place(hermes_channel_t *ch, batch_t *batch, size_t slot, hermes_reply_t *r)
 {
 	if (batch == NULL) {
-		if (r->part[0] || r->part[1] || r->tail)
-			hermes_output_send(srv->out, srv->framer.mode, r);
+		hermes_channel_send(ch, r, 0);
 		return;
 	}
-	pthread_mutex_lock(&srv->lock);
-	batch->pending++; /* hermes_batch_place_locked takes one off */
-	batch_t *done = hermes_batch_place_locked(batch, slot, r);
-	pthread_mutex_unlock(&srv->lock);
+	atomic_fetch_add(&batch->pending, 1); /* hermes_batch_place takes one off */
+	batch_t *done = hermes_batch_place(batch, slot, r);
 	if (done)
-		hermes_batch_send(srv, done);
+		hermes_batch_send(done, 0);
 }
 
-void hermes_reply_nothing(server_t *srv, call_t *c)
+void hermes_reply_nothing(call_t *c)
 {
 	hermes_reply_t r = {{NULL, NULL}, {0, 0}, NULL};
 	if (c->batch)
-		hermes_reply_place(srv, c->batch, c->slot, &r);
+		hermes_reply_place(c->ch, c->batch, c->slot, &r);
 }
 
 /* An error about a request; a notification is never answered, so for one it is only logged. */
-void hermes_reply_error(server_t *srv, call_t *c, int code, const char *message, const char *data)
+void hermes_reply_error(call_t *c, int code, const char *message, const char *data)
 {
 	if (c->m.id == NULL) {
 		hermes_log(HERMES_LOG_WARN, "notification %s failed: %s", c->m.method ? c->m.method : "",
 		           message);
-		hermes_reply_nothing(srv, c);
+		hermes_reply_nothing(c);
 		return;
 	}
 	hermes_reply_t r;
 	hermes_rpc_error(&r, c->m.id, code, message, data);
-	hermes_reply_place(srv, c->batch, c->slot, &r);
+	hermes_reply_place(c->ch, c->batch, c->slot, &r);
 }
 
-void hermes_reply_result(server_t *srv, call_t *c, char *json)
+void hermes_reply_result(call_t *c, char *json)
 {
 	if (c->m.id == NULL) {
 		free(json);
-		hermes_reply_nothing(srv, c);
+		hermes_reply_nothing(c);
 		return;
 	}
 	hermes_reply_t r;
@@ -110,7 +154,7 @@ void hermes_reply_result(server_t *srv, call_t *c, char *json)
 		hermes_rpc_error(&r, c->m.id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 	else
 		hermes_rpc_result(&r, c->m.id, json, strlen(json));
-	hermes_reply_place(srv, c->batch, c->slot, &r);
+	hermes_reply_place(c->ch, c->batch, c->slot, &r);
 }
 
 static char *error_data(const char *errcode, const char *field)
@@ -126,7 +170,7 @@ static char *error_data(const char *errcode, const char *field)
 	return hermes_buf_finish(&b);
 }
 
-void hermes_reply_invalid_params(server_t *srv, call_t *c, const char *field, const char *errcode,
+void hermes_reply_invalid_params(call_t *c, const char *field, const char *errcode,
                                  const char *fmt, ...)
 {
 	char message[1024];
@@ -135,7 +179,7 @@ void hermes_reply_invalid_params(server_t *srv, call_t *c, const char *field, co
 	vsnprintf(message, sizeof message, fmt, ap);
 	va_end(ap);
 	char *data = error_data(errcode, field);
-	hermes_reply_error(srv, c, HERMES_RPC_INVALID_PARAMS, message, data);
+	hermes_reply_error(c, HERMES_RPC_INVALID_PARAMS, message, data);
 	free(data);
 }
 

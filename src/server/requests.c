@@ -1,36 +1,22 @@
-/* server/requests.c: verb calls (a verb's name as the method, or hermes/execute with an envelope):
- * queued on the worker pool, run there on the message's own tree, answered (-32602 for arguments
- * that do not decode, -32800 once cancelled); and $/cancelRequest, which finds them. */
+/* server/requests.c: verb calls, whichever protocol sent them: queued on the worker pool (or run
+ * at once by the reader, for INSTANT verbs), run there on the message's own tree, answered the
+ * way the protocol asked (hermes_verb_answer_t), cancelled through the in-flight list. */
 #include <config.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
 #include "core/executor.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
 #include "server/state.h"
 
-/* MCP progress: notifications/progress for the request's progressToken. */
+/* Progress reports of the verb, to the request's channel in the protocol's shape. */
 static void send_progress(void *ctx, double progress, double total, const char *message)
 {
 	request_t *req = ctx;
-	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_buf_puts(&b, "{\"progressToken\":");
-	hermes_buf_puts(&b, req->progress_token);
-	hermes_buf_printf(&b, ",\"progress\":%.15g", progress);
-	if (total > 0)
-		hermes_buf_printf(&b, ",\"total\":%.15g", total);
-	hermes_buf_puts(&b, ",\"message\":");
-	hermes_buf_json_string(&b, message, strlen(message));
-	hermes_buf_puts(&b, "}");
-	size_t len = b.len;
-	char *params = hermes_buf_finish(&b);
-	if (params)
-		hermes_mcp_notify(req->srv, "notifications/progress", params, len);
-	free(params);
+	req->answer->progress(req->ch, req->progress_token, progress, total, message);
 }
 
 /* A worker runs this for every pooled request. */
@@ -59,12 +45,13 @@ static void run_request(hermes_pool_job_t *job)
 		hermes_inflight_done(srv, req, &r);
 		return;
 	}
-	/* Backpressure: no new reply while the client leaves too many unread (see state.h). */
-	while (!hermes_output_wait_room(srv->out, HERMES_SERVER_MAX_QUEUED_BYTES, 100)) {
+	/* Backpressure: no new reply while the client leaves too many unread (see session.h). */
+	while (req->ch->ops->wait_room &&
+	       !req->ch->ops->wait_room(req->ch, HERMES_SERVER_MAX_QUEUED_BYTES, 100)) {
 		pthread_mutex_lock(&srv->lock);
 		bool stop = req->cancel_requested;
 		pthread_mutex_unlock(&srv->lock);
-		if (stop || atomic_load(&srv->output_broken))
+		if (stop || atomic_load(&srv->client_gone))
 			break;
 	}
 
@@ -84,18 +71,8 @@ static void run_request(hermes_pool_job_t *job)
 	if (req->id == NULL) {
 		free(result);
 		memset(&r, 0, sizeof r);
-	} else if (req->mcp) {
-		hermes_mcp_tool_result(&r, req->id, outcome, result, &err);
-	} else if (result == NULL) {
-		hermes_rpc_error(&r, req->id, HERMES_RPC_INTERNAL_ERROR, "out of memory running the verb", NULL);
-	} else if (outcome == HERMES_OUTCOME_INVALID) {
-		free(result);
-		hermes_rpc_invalid_params(&r, req->id, &err);
-	} else if (cancelled && outcome == HERMES_OUTCOME_FAILED && err.code == HERMES_E_CANCELLED) {
-		hermes_reply_cancelled(&r, req->id, result);
-		free(result);
 	} else {
-		hermes_rpc_result(&r, req->id, result, strlen(result));
+		req->answer->reply(&r, req->id, outcome, result, &err, cancelled);
 	}
 	hermes_inflight_done(srv, req, &r);
 }
@@ -110,24 +87,12 @@ static void submit(server_t *srv, request_t *req)
 }
 
 void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb,
-                           const hermes_json_t *params, bool mcp, const char *progress_token,
-                           size_t progress_token_len)
+                           const hermes_json_t *params, const hermes_verb_answer_t *answer,
+                           const char *progress_token, size_t progress_token_len)
 {
-	if (!mcp && params && params->type != HERMES_JSON_OBJECT) {
-		hermes_reply_invalid_params(srv, c, "params", verb ? "InvalidArguments" : "InvalidEnvelope",
-		                            verb ? "params of %s must be an object of named arguments"
-		                            : "params of %s must be an envelope object {\"verb\": ..., \"arguments\": {...}}",
-		                            verb ? verb->name : "hermes/execute");
-		return;
-	}
-	if (!mcp && verb == NULL && params == NULL) {
-		hermes_reply_invalid_params(srv, c, "params", "InvalidEnvelope",
-		                            "hermes/execute needs params: an envelope {\"verb\": ..., \"arguments\": {...}}");
-		return;
-	}
 	request_t *req = calloc(1, sizeof *req);
 	if (req == NULL) {
-		hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 		return;
 	}
 	const hermes_verb_desc_t *runs = verb;
@@ -135,9 +100,11 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 		const hermes_json_t *v = hermes_json_member(params, "verb");
 		runs = hermes_json_is_c_string(v) ? hermes_executor_find(srv->ex, v->str) : NULL;
 	}
+	if (!answer->progress)
+		progress_token = NULL;
 	if (progress_token && (req->progress_token = malloc(progress_token_len + 1)) == NULL) {
 		free(req);
-		hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 		return;
 	}
 	if (progress_token) {
@@ -146,7 +113,9 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 	}
 	req->srv = srv;
 	req->ex = srv->ex;
-	req->mcp = mcp;
+	req->answer = answer;
+	req->ch = c->ch;
+	hermes_channel_hold(req->ch);
 	req->job.run = run_request;
 	/* a LONG verb (proc.run, fs.search...) must not hold up a worker that quick requests need */
 	req->job.blocking = runs && (runs->traits & HERMES_TRAIT_LONG);
@@ -176,6 +145,42 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
  * slower, the client and the server taking turns). */
 #define FLUSH_EVERY 8
 
+/* The channels whose gathered replies are still to be flushed (one for stdio). */
+typedef struct gathered {
+	hermes_channel_t *ch[FLUSH_EVERY];
+	int n, calls;
+} gathered_t;
+
+/* Flushes them, and lets go of them. */
+static void flush_gathered(gathered_t *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		if (g->ch[i]->ops->flush)
+			g->ch[i]->ops->flush(g->ch[i]);
+		hermes_channel_release(g->ch[i]);
+	}
+	g->n = g->calls = 0;
+}
+
+/* ch gets a reply gathered: held until flushed (the request's own hold goes with the request). */
+static void gather(gathered_t *g, hermes_channel_t *ch)
+{
+	int i = 0;
+	while (i < g->n && g->ch[i] != ch)
+		i++;
+	if (i == g->n) {
+		hermes_channel_hold(ch);
+		g->ch[g->n++] = ch;
+	}
+}
+
+/* Bytes queued on the default channel (what the reader must not let grow: see session.h). */
+static size_t queued(server_t *srv)
+{
+	hermes_channel_t *ch = srv->channel;
+	return ch->ops->queued ? ch->ops->queued(ch) : 0;
+}
+
 void hermes_requests_flush(server_t *srv)
 {
 	request_t *list = srv->deferred;
@@ -185,55 +190,24 @@ void hermes_requests_flush(server_t *srv)
 		return;
 	/* INSTANT calls run right here, a few system calls each: handing each to a worker and its
 	 * reply on to the writer cost more than the call (at 64 in flight, a quarter of the server's
-	 * time went to waking threads). Their replies are gathered and written from here in one
-	 * writev() when the output has room (else by the writer); the reply of the only request in
-	 * flight is written as it is made (hermes_inflight_done). Only while the replies waiting
+	 * time went to waking threads). Their replies are gathered and flushed from here (stdio:
+	 * one writev() when the output has room, else by the writer); the reply of the only request
+	 * in flight is sent as it is made (hermes_inflight_done). Only while the replies waiting
 	 * leave room: the reader must not wait for the client (it would not see a signal
 	 * meanwhile), so past that the calls go to the pool. */
-	hermes_output_gather = true;
-	int gathered = 0;
+	gathered_t g = {.n = 0};
 	while (list) {
 		request_t *next = list->deferred_next;
-		if (hermes_output_queued(srv->out) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
+		if (queued(srv) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
+			gather(&g, list->ch);
+			list->send_flags = HERMES_SEND_GATHER;
 			run_request(&list->job);
-			if (++gathered == FLUSH_EVERY) {
-				hermes_output_flush_here(srv->out);
-				gathered = 0;
-			}
+			if (++g.calls == FLUSH_EVERY)
+				flush_gathered(&g);
 		} else {
 			submit(srv, list);
 		}
 		list = next;
 	}
-	hermes_output_gather = false;
-	hermes_output_flush_here(srv->out);
-}
-
-void hermes_method_execute(server_t *srv, call_t *c)
-{
-	hermes_requests_queue(srv, c, NULL, c->m.params, false, NULL, 0);
-}
-
-void hermes_method_verb(server_t *srv, call_t *c)
-{
-	hermes_requests_queue(srv, c, c->verb, c->m.params, false, NULL, 0);
-}
-
-void hermes_method_cancel_request(server_t *srv, call_t *c)
-{
-	const hermes_json_t *p = c->m.params;
-	const hermes_json_t *id = p && p->type == HERMES_JSON_OBJECT ? hermes_json_member(p, "id") : NULL;
-	size_t key_len = 0;
-	char *key = hermes_rpc_id_key(id, &key_len);
-	if (key == NULL) {
-		hermes_reply_invalid_params(srv, c, "id", "InvalidArguments",
-		                            "$/cancelRequest needs params {\"id\": <the id of the request to cancel>}");
-		return;
-	}
-	size_t n = hermes_inflight_cancel(srv, key, key_len, 0);
-	size_t shown = id->end - id->start;
-	hermes_log(HERMES_LOG_DEBUG, "$/cancelRequest %.*s: %zu request(s) in flight",
-	           (int)(shown > 64 ? 64 : shown), c->msg->body + id->start, n);
-	free(key);
-	hermes_reply_result(srv, c, strdup("null"));
+	flush_gathered(&g);
 }

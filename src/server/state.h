@@ -1,11 +1,7 @@
-/* server/state.h: the state of one `hermes serve` session and the types its files pass between
- * them (messages, batches, calls, pooled requests). Internal to src/server.
- *
- * Who calls whom (never the other way): server.c (the reader loop) -> dispatch.c (one message)
- * -> methods.c (the method table) -> lifecycle.c, introspect.c, requests.c (the methods) ->
- * inflight.c (work in flight, idleness) -> replies.c (where a reply goes) -> output.c (the
- * writer). Nothing below dispatch.c calls back into it or into the reader loop; the loop is woken
- * through the self-pipe. */
+/* server/state.h: the inside of a session (session.h): its state, and the types and functions
+ * its core files and the protocol modules pass between them (calls, batches, pooled requests,
+ * method rows, protocol descriptors). Internal to src/server; transports use session.h only.
+ * The order of the files is drawn at the top of session.h. */
 #ifndef HERMES_SERVER_STATE_H
 #define HERMES_SERVER_STATE_H
 
@@ -17,45 +13,25 @@
 #include <hermes/hermes.h>
 
 #include "core/json.h"
-#include "server/framing.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
-#include "server/output.h"
+#include "server/message.h"
 #include "server/pool.h"
 #include "server/server.h"
-
-/* What the server holds for a client at most; past one of these it stops reading its input until
- * there is room again (backpressure), so its memory stays bounded whatever the client sends and
- * however slowly it reads. Documented in PROTOCOL.md. */
-#define HERMES_SERVER_MAX_VALUES       (256 * 1024)  /* JSON values in one message */
-#define HERMES_SERVER_MAX_INFLIGHT     1024u         /* requests queued or running */
-#define HERMES_SERVER_MAX_HELD_BYTES   (32u << 20)   /* messages (text and tree) they hold */
-#define HERMES_SERVER_MAX_QUEUED_BYTES (16u << 20)   /* replies not yet written */
+#include "server/session.h"
 
 struct server;
+struct method;
 
-/* One framed message, read once into a tree. Shared by the requests it holds (a batch's elements
- * run at once), freed when the last reference goes. */
-typedef struct message {
-	char *body;               /* the message text; the tree's positions are offsets into it */
-	size_t len;
-	hermes_json_doc_t *doc;
-	atomic_size_t refs;
-	struct server *srv;
-	size_t bytes;             /* counted in srv->held_bytes while it lives */
-} message_t;
-
-/* Takes a reference. */
-message_t *hermes_message_ref(message_t *m);
-/* Drops one; the last frees the message. NULL is fine. */
-void hermes_message_unref(message_t *m);
-
-/* A batch: its replies are collected and sent together once the last one is in. */
+/* A batch: its replies are collected and sent together, on its channel, once the last one is
+ * in. */
 typedef struct batch {
-	size_t n;          /* elements */
-	size_t pending;    /* replies still to come, plus one held by the reader while dispatching */
-	char **bodies;     /* per element: its reply body, NULL for a notification */
+	size_t n;                  /* elements */
+	atomic_size_t pending;     /* replies still to come, plus one held by the reader while
+	                              dispatching */
+	char **bodies;             /* per element: its reply body, NULL for a notification */
 	size_t *lens;
+	hermes_channel_t *ch;      /* held while the batch lives */
 } batch_t;
 
 /* One request or notification being answered: what the method handlers are given. The handler
@@ -63,34 +39,56 @@ typedef struct batch {
 typedef struct call {
 	hermes_rpc_message_t m;               /* id (NULL: a notification), method, params */
 	message_t *msg;                       /* the message holding m's tree (a reference) */
+	hermes_channel_t *ch;                 /* where its reply goes (unless it is in a batch) */
 	batch_t *batch;                       /* NULL unless the message was a batch */
 	size_t slot;                          /* the element's index in the batch */
 	const struct hermes_verb_desc *verb;  /* a verb called by name as the method, else NULL */
 } call_t;
 
+/* How a protocol answers a verb call: the reply of a run (result taken, NULL if out of memory;
+ * cancelled: the run was asked to stop and stopped) and, if it wants them, progress
+ * notifications (token: the raw JSON text the client gave). */
+typedef struct hermes_verb_answer {
+	void (*reply)(hermes_reply_t *r, const char *id, hermes_outcome_t outcome, char *result,
+	              const hermes_error_t *err, bool cancelled);
+	void (*progress)(hermes_channel_t *ch, const char *token, double progress, double total,
+	                 const char *message);
+} hermes_verb_answer_t;
+
 /* A request (or notification) handed to the worker pool. Lives from dispatch until its reply is
- * placed; while it lives it is on the server's in-flight list, where $/cancelRequest finds it. */
+ * placed; while it lives it is on the session's in-flight list, where a cancel finds it. */
 typedef struct request {
 	hermes_pool_job_t job;          /* first: the pool hands this back to run_request */
-	struct request *prev, *next;    /* the in-flight list (server lock) */
+	struct request *prev, *next;    /* the in-flight list (session lock) */
 	struct request *dropped;        /* a list of requests taken off the queue by a cancel */
 	struct server *srv;
 	message_t *msg;                 /* a reference: params live in its tree */
+	hermes_channel_t *ch;           /* held: its reply and progress go there */
 	hermes_executor_t *ex;          /* the workspace it runs in (one may replace it meanwhile) */
-	bool mcp;                       /* an MCP tools/call: answered as a tool result */
-	char *progress_token;           /* MCP: the raw text of _meta.progressToken, or NULL */
+	const hermes_verb_answer_t *answer; /* the protocol's shape of its reply */
+	char *progress_token;           /* the raw text of a progress token, or NULL */
 	const hermes_json_t *params;    /* the verb's arguments, or the envelope for hermes/execute */
 	const char *verb;               /* the verb's name, or NULL for hermes/execute */
 	char *id;                       /* raw id text; NULL for a notification */
-	char *id_key;                   /* the id as matched by $/cancelRequest */
+	char *id_key;                   /* the id as a cancel matches it */
 	size_t id_key_len;
 	batch_t *batch;
 	size_t slot;                    /* index of the reply in the batch */
-	hermes_cancel_t *token;         /* LONG verbs, while running (server lock) */
-	bool started, cancel_requested; /* server lock */
+	hermes_cancel_t *token;         /* LONG verbs, while running (session lock) */
+	bool started, cancel_requested; /* session lock */
 	bool silent;                    /* cancelled by an MCP notification: never answered */
+	unsigned send_flags;            /* HERMES_SEND_GATHER while the reader runs it */
 	struct request *deferred_next;  /* the reader's list of requests not yet handed over */
 } request_t;
+
+/* What a protocol module gives the core: its method table (ended by a row with name NULL), the
+ * row verbs called by their own name answer to (NULL: they are not methods), and what to do with
+ * a response from the client (NULL: ignored). */
+typedef struct hermes_protocol_desc {
+	const struct method *methods;
+	const struct method *verb_row;
+	void (*response)(struct server *srv, call_t *c, const hermes_json_t *obj);
+} hermes_protocol_desc_t;
 
 typedef struct retired {
 	struct retired *next;
@@ -100,32 +98,41 @@ typedef struct retired {
 typedef struct pending_id {
 	struct pending_id *next;
 	char *id;
+	hermes_channel_t *ch;           /* held */
 } pending_id_t;
 
+/* The session (hermes_session_t, as the transports see it). */
 typedef struct server {
-	const hermes_server_options_t *opts;
-	hermes_framer_t framer;
+	hermes_session_options_t opts;
 	hermes_pool_t *pool;
-	hermes_output_t *out;
-	int wake[2];                    /* self-pipe: signals, output trouble, work all done */
+	hermes_channel_t *channel;      /* the default channel */
+	void (*wake)(void *ctx);        /* the transport's loop: look at the session again */
+	void *wake_ctx;
+	const hermes_protocol_desc_t *protocols[3]; /* by hermes_protocol_t (AUTO: Hermes's table) */
 
 	/* reader thread only */
 	hermes_protocol_t protocol;     /* HERMES or MCP; AUTO until the first initialize decides */
-	const struct method *methods;   /* the method table of the protocol */
 	hermes_executor_t *ex;          /* created by initialize or the first request that needs it */
 	retired_t *retired;             /* workspaces replaced (MCP roots): freed at the end */
-	bool client_roots;              /* MCP: the client has the roots capability */
-	bool roots_pending;             /* MCP: tool calls wait for the answer to roots/list */
-	char *roots_request;            /* MCP: the id text of the roots/list request in flight */
-	unsigned next_request_id;       /* MCP: requests the server sends */
-	atomic_int mcp_log_level;       /* MCP: notifications/message at or above this MCP level
-	                                   (0 debug .. 7 emergency; above 7 until MCP begins) */
 	char *workspace_error;          /* an initialize that named a root failed: why */
 	bool initialized;
-	bool stop_reading;              /* exit received */
+	bool ended;                     /* hermes_session_end: no pool, nothing sent any more */
+	bool stop_reading;              /* exit received, a second signal, the client gone */
+	bool eof, graceful;             /* the input ended; a first signal */
+	bool gone_seen;                 /* client_gone was handled */
+	int64_t grace_end;              /* when the work still running is cancelled; -1: not yet */
+	bool grace_over;
 	bool collecting;                /* requests are being read: defer INSTANT ones (requests.c) */
 	request_t *deferred, **deferred_tail;
 	int exit_status;                /* -1 while still running */
+
+	/* MCP (reader thread only, but the log level) */
+	bool client_roots;              /* the client has the roots capability */
+	bool roots_pending;             /* tool calls wait for the answer to roots/list */
+	char *roots_request;            /* the id text of the roots/list request in flight */
+	unsigned next_request_id;       /* requests the server sends */
+	atomic_int mcp_log_level;       /* notifications/message at or above this MCP level
+	                                   (0 debug .. 7 emergency; above 7 until MCP begins) */
 
 	pthread_mutex_t lock;           /* guards what follows */
 	request_t *active;              /* queued or running */
@@ -133,22 +140,20 @@ typedef struct server {
 	bool shutdown;                  /* no new work (shutdown, signal, exit) */
 	bool finishing;                 /* the loop waits for active_count == 0: wake it then */
 	pending_id_t *shutdown_replies; /* shutdown requests to answer once the work is done */
-	atomic_bool output_broken;
+	atomic_bool client_gone;
 	atomic_size_t held_bytes;       /* of the messages alive */
-	atomic_bool throttled;          /* the reader waits for room: wake it when some is made */
+	atomic_bool throttled;          /* the loop waits for room: wake it when some is made */
 } server_t;
 
-/* Wakes the reader loop (any thread; async-signal-safe). */
-void hermes_server_wake(server_t *srv);
-/* Some room was made (a request done, a message freed, replies written): wakes the reader if it
+/* Some room was made (a request done, a message freed, replies written): wakes the loop if it
  * waits for it (any thread). */
-void hermes_server_room(server_t *srv);
+static inline void session_room(server_t *srv)
+{
+	if (atomic_load(&srv->throttled))
+		srv->wake(srv->wake_ctx);
+}
 
-/* ---- dispatch.c: one framed message (body owned by the callee), or a broken frame ---------- */
-void hermes_dispatch_message(server_t *srv, char *body, size_t len);
-void hermes_dispatch_frame_error(server_t *srv, int code, const char *message);
-
-/* ---- methods.c: the method table ---------------------------------------------------------- */
+/* ---- method rows (each protocol module has a table of them) -------------------------------- */
 typedef enum {
 	HERMES_METHOD_EITHER,       /* a request (answered) or a notification (not answered) */
 	HERMES_METHOD_REQUEST,      /* only as a request: a notification of it is ignored (logged) */
@@ -164,75 +169,41 @@ typedef struct method {
 	bool needs_workspace;     /* opens the workspace first (--root or the current directory) */
 } method_t;
 
-/* The tables of the two protocols, each ended by a row with name NULL. */
-extern const method_t hermes_methods[];
-extern const method_t hermes_mcp_methods[];
-
-/* The row for a method name; a verb's name finds the verb row and sets *verb. NULL if nothing
- * answers to name. */
-const method_t *hermes_method_find(server_t *srv, const char *name, const struct hermes_verb_desc **verb);
-
-/* ---- lifecycle.c -------------------------------------------------------------------------- */
-void hermes_method_initialize(server_t *srv, call_t *c);
-void hermes_method_initialized(server_t *srv, call_t *c);
-void hermes_method_shutdown(server_t *srv, call_t *c);
-void hermes_method_exit(server_t *srv, call_t *c);
-/* Makes sure there is an executor (--root, else the current directory). 0, or -1 with why. */
-int hermes_server_workspace(server_t *srv, char *why, size_t why_len);
-/* The path of a file: URI (file:///x or file://localhost/x, percent-decoded), as hosts send
- * workspace roots; text that is not a file: URI is a path already, unless file_only (NULL then).
- * NULL also for another host's URI, if memory runs out, or if it encodes a NUL (*bad set).
- * malloc'd. */
-char *hermes_uri_path(const char *s, bool file_only, bool *bad);
-
-/* ---- introspect.c ------------------------------------------------------------------------- */
-void hermes_method_verbs(server_t *srv, call_t *c);
-void hermes_method_schema(server_t *srv, call_t *c);
-
-/* ---- requests.c: verb calls run on the pool, and $/cancelRequest ---------------------------- */
-void hermes_method_execute(server_t *srv, call_t *c);   /* hermes/execute */
-void hermes_method_verb(server_t *srv, call_t *c);      /* a verb called by name (c->verb) */
-void hermes_method_cancel_request(server_t *srv, call_t *c);
-/* Hands a verb call to the pool: params are its arguments (verb NULL: params is an envelope);
- * mcp: answered as an MCP tool result; progress_token: raw JSON text (copied), or NULL. While
- * srv->collecting, an INSTANT call waits on srv->deferred for hermes_requests_flush. */
-void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_desc *verb,
-                           const hermes_json_t *params, bool mcp, const char *progress_token,
-                           size_t progress_token_len);
-/* After a read from the client: the INSTANT calls it held run right here on the reader thread,
- * while the replies waiting leave room (no hand-off to a worker and back), their replies gathered
- * and written from here; one that came alone with nothing else in flight is written as it is
- * made. Past the room, the deferred calls go to the pool. */
-void hermes_requests_flush(server_t *srv);
-
-/* ---- mcp.c: the Model Context Protocol's session methods ----------------------------------- */
-void hermes_mcp_initialize(server_t *srv, call_t *c);
-void hermes_mcp_initialized(server_t *srv, call_t *c);
-void hermes_mcp_ping(server_t *srv, call_t *c);
-void hermes_mcp_set_level(server_t *srv, call_t *c);
-void hermes_mcp_cancelled(server_t *srv, call_t *c);
-void hermes_mcp_roots_changed(server_t *srv, call_t *c);
-/* A response from the client (to roots/list). */
-void hermes_mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj);
-/* Sends a notification (params: JSON text) to the client, from any thread. */
-void hermes_mcp_notify(server_t *srv, const char *method, const char *params, size_t len);
-/* The log hook: warnings and errors as notifications/message. */
+/* ---- the protocol modules (session.c hands their descriptors to the core) ------------------- */
+/* hermes_methods.c: Hermes's own JSON-RPC protocol (hermes serve). */
+extern const hermes_protocol_desc_t hermes_protocol_hermes;
+/* mcp.c: the Model Context Protocol (hermes mcp). */
+extern const hermes_protocol_desc_t hermes_protocol_mcp;
+/* mcp.c: the log hook: warnings and errors as notifications/message on the default channel. */
 void hermes_mcp_log(void *ctx, hermes_log_level_t level, const char *message);
 
-/* ---- mcp_tools.c: tools/list, tools/call --------------------------------------------------- */
-void hermes_mcp_tools_list(server_t *srv, call_t *c);
-void hermes_mcp_tools_call(server_t *srv, call_t *c);
-/* The tools/call result of a verb run (result: its JSON, taken; NULL if out of memory). */
-void hermes_mcp_tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
-                            char *result, const hermes_error_t *err);
+/* ---- dispatch.c: one message, a broken frame, a call handed to another protocol ------------- */
+void hermes_dispatch_message(server_t *srv, hermes_channel_t *ch, char *body, size_t len);
+void hermes_dispatch_frame_error(hermes_channel_t *ch, int code, const char *message);
+/* Hands c to the row of the same method in the table of protocol to (an initialize that says
+ * which protocol the client speaks). */
+void hermes_dispatch_handoff(server_t *srv, call_t *c, hermes_protocol_t to);
+
+/* ---- requests.c: verb calls run on the pool ------------------------------------------------ */
+/* Hands a verb call to the pool: params are its arguments (verb NULL: params is an envelope,
+ * answered the protocol's way by answer; progress_token: raw JSON text (copied), or NULL. While
+ * srv->collecting, an INSTANT call waits on srv->deferred for hermes_requests_flush. */
+void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_desc *verb,
+                           const hermes_json_t *params, const hermes_verb_answer_t *answer,
+                           const char *progress_token, size_t progress_token_len);
+/* After a read from the client: the INSTANT calls it held run right here on the reader thread,
+ * while the replies waiting leave room (no hand-off to a worker and back), their replies gathered
+ * and flushed from here; one that came alone with nothing else in flight is sent as it is
+ * made. Past the room, the deferred calls go to the pool. */
+void hermes_requests_flush(server_t *srv);
 
 /* ---- inflight.c: the in-flight list, its count, and what happens when it empties ------------ */
 /* Puts req on the list (and counts it in its batch). */
 void hermes_inflight_add(server_t *srv, request_t *req);
-/* The end of a pooled request: its reply r is placed (written out, or filed into its batch)
- * first, then req leaves the list and is freed; if nothing is left in flight, pending shutdown
- * replies go out after it and a finishing loop is woken. So every reply to a request received
- * before shutdown is queued before the shutdown reply. Takes r. */
+/* The end of a pooled request: its reply r is placed (sent, or filed into its batch) first,
+ * then req leaves the list and is freed; if nothing is left in flight, pending shutdown replies
+ * go out after it and a finishing loop is woken. So every reply to a request received before
+ * shutdown is sent before the shutdown reply. Takes r. */
 void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r);
 /* Cancels the requests whose id key matches (key NULL: all): queued ones are answered -32800 at
  * once and never run; running LONG ones have their token cancelled. how: HERMES_CANCEL_* bits.
@@ -244,28 +215,49 @@ enum {
 };
 size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how);
 /* Answers pending shutdown requests if nothing is in flight (and wakes a finishing loop); or,
- * with nothing in flight, answers shutdown id at once. id NULL: only the pending ones. Takes id. */
-void hermes_inflight_shutdown(server_t *srv, char *id);
+ * with nothing in flight, answers shutdown id on ch at once. id NULL: only the pending ones.
+ * Takes id. */
+void hermes_inflight_shutdown(server_t *srv, hermes_channel_t *ch, char *id);
 /* Builds the -32800 reply (with the verb's result as data.result when there is one). */
 void hermes_reply_cancelled(hermes_reply_t *r, const char *id, const char *result);
 
 /* ---- replies.c: where replies go, and their shapes ---------------------------------------- */
-/* Files r into its batch (server lock held); returns the batch if that completed it (send it
- * with hermes_batch_send after unlocking). Takes r. */
-batch_t *hermes_batch_place_locked(batch_t *batch, size_t slot, hermes_reply_t *r);
-/* Sends a complete batch's replies as one array (nothing if all were notifications); frees it. */
-void hermes_batch_send(server_t *srv, batch_t *b);
-/* Places r: straight out, or into its batch (sent when complete). Takes r. */
-void hermes_reply_place(server_t *srv, batch_t *batch, size_t slot, hermes_reply_t *r);
+/* Sends r on ch (nothing if r is empty). Takes r. */
+void hermes_channel_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags);
+/* A reference on ch for a reply sent later (see hermes_channel_ops_t.hold), and its release. */
+void hermes_channel_hold(hermes_channel_t *ch);
+void hermes_channel_release(hermes_channel_t *ch);
+/* A batch of n elements answering on ch (held), one reply pending (the reader's); NULL if out
+ * of memory. */
+batch_t *hermes_batch_new(hermes_channel_t *ch, size_t n);
+/* Files r into slot of its batch; returns the batch if that completed it (then send it with
+ * hermes_batch_send). Takes r. */
+batch_t *hermes_batch_place(batch_t *batch, size_t slot, hermes_reply_t *r);
+/* Sends a complete batch's replies as one array (nothing if all were notifications) on its
+ * channel; frees it. */
+void hermes_batch_send(batch_t *b, unsigned flags);
+/* Places r: straight out on ch, or into its batch (sent when complete). Takes r. */
+void hermes_reply_place(hermes_channel_t *ch, batch_t *batch, size_t slot, hermes_reply_t *r);
 /* The replies a handler settles its call with. A notification is never answered: for one these
  * only settle its batch slot (and log an error). */
-void hermes_reply_result(server_t *srv, call_t *c, char *json);       /* takes json (NULL: OOM) */
-void hermes_reply_error(server_t *srv, call_t *c, int code, const char *message, const char *data);
-void hermes_reply_nothing(server_t *srv, call_t *c);
+void hermes_reply_result(call_t *c, char *json);       /* takes json (NULL: OOM) */
+void hermes_reply_error(call_t *c, int code, const char *message, const char *data);
+void hermes_reply_nothing(call_t *c);
 /* -32602 with data {"errorCode": errcode, "field": field}. */
-void hermes_reply_invalid_params(server_t *srv, call_t *c, const char *field, const char *errcode,
-                                 const char *fmt, ...) HERMES_PRINTF(5, 6);
+void hermes_reply_invalid_params(call_t *c, const char *field, const char *errcode,
+                                 const char *fmt, ...) HERMES_PRINTF(4, 5);
 /* -32602 from a decoding error of the executor. */
 void hermes_rpc_invalid_params(hermes_reply_t *r, const char *id, const hermes_error_t *err);
+/* Sends a notification (params: JSON text) on ch, from any thread. */
+void hermes_notify(hermes_channel_t *ch, const char *method, const char *params, size_t len);
+
+/* ---- workspace.c: the session's workspace ------------------------------------------------- */
+/* Makes sure there is an executor (--root, else the current directory). 0, or -1 with why. */
+int hermes_server_workspace(server_t *srv, char *why, size_t why_len);
+/* The path of a file: URI (file:///x or file://localhost/x, percent-decoded), as hosts send
+ * workspace roots; text that is not a file: URI is a path already, unless file_only (NULL then).
+ * NULL also for another host's URI, if memory runs out, or if it encodes a NUL (*bad set).
+ * malloc'd. */
+char *hermes_uri_path(const char *s, bool file_only, bool *bad);
 
 #endif

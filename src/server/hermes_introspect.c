@@ -1,5 +1,5 @@
-/* server/introspect.c: the methods that describe the server's verbs: hermes/verbs (names and
- * descriptions) and hermes/schema (the IDL text `hermes schema` prints). */
+/* server/hermes_introspect.c: the Hermes protocol's methods that describe the server's verbs:
+ * hermes/verbs (names and descriptions) and hermes/schema (the IDL text `hermes schema` prints). */
 #include <config.h>
 
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "core/executor.h"
 #include "core/idl.h"
 #include "server/jsonrpc.h"
+#include "server/hermes_methods.h"
 #include "server/state.h"
 
 void hermes_method_verbs(server_t *srv, call_t *c)
@@ -27,14 +28,14 @@ void hermes_method_verbs(server_t *srv, call_t *c)
 		hermes_buf_puts(&b, "}");
 	}
 	hermes_buf_puts(&b, "]}");
-	hermes_reply_result(srv, c, hermes_buf_finish(&b));
+	hermes_reply_result(c, hermes_buf_finish(&b));
 }
 
 void hermes_method_schema(server_t *srv, call_t *c)
 {
 	const hermes_json_t *p = c->m.params;
 	if (p && p->type != HERMES_JSON_OBJECT) {
-		hermes_reply_invalid_params(srv, c, "params", "InvalidArguments",
+		hermes_reply_invalid_params(c, "params", "InvalidArguments",
 		                            "hermes/schema params must be an object: {\"verb\": name} or {}");
 		return;
 	}
@@ -42,7 +43,7 @@ void hermes_method_schema(server_t *srv, call_t *c)
 	hermes_buf_t b = HERMES_BUF_INIT;
 	if (v && v->type != HERMES_JSON_NULL) {
 		if (!hermes_json_is_c_string(v)) {
-			hermes_reply_invalid_params(srv, c, "verb", "InvalidArguments",
+			hermes_reply_invalid_params(c, "verb", "InvalidArguments",
 			                            "verb must be a string naming a verb (without NUL characters)");
 			return;
 		}
@@ -50,7 +51,7 @@ void hermes_method_schema(server_t *srv, call_t *c)
 		if (d == NULL) {
 			hermes_error_t err; /* the same sentence as `hermes schema` and hermes exec */
 			hermes_decode_err_unknown_verb(&err, v->str);
-			hermes_reply_invalid_params(srv, c, "verb", "UnknownVerb", "%s",
+			hermes_reply_invalid_params(c, "verb", "UnknownVerb", "%s",
 			                            err.message);
 			return;
 		}
@@ -87,5 +88,5 @@ void hermes_method_schema(server_t *srv, call_t *c)
 		free(text);
 	}
 	hermes_buf_puts(&b, "}");
-	hermes_reply_result(srv, c, hermes_buf_finish(&b));
+	hermes_reply_result(c, hermes_buf_finish(&b));
 }

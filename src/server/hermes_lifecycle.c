@@ -1,5 +1,5 @@
-/* server/lifecycle.c: the session's lifecycle methods: initialize (and the workspace it chooses),
- * initialized, shutdown and exit. */
+/* server/hermes_lifecycle.c: the Hermes protocol's lifecycle methods: initialize (and the
+ * workspace it chooses), initialized, shutdown and exit. */
 #include <config.h>
 
 #include <stdio.h>
@@ -10,56 +10,8 @@
 #include "core/executor.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
+#include "server/hermes_methods.h"
 #include "server/state.h"
-
-int hermes_server_workspace(server_t *srv, char *why, size_t why_len)
-{
-	if (srv->ex)
-		return 0;
-	if (srv->workspace_error) {
-		snprintf(why, why_len, "%s", srv->workspace_error);
-		return -1;
-	}
-	hermes_error_t err;
-	if (hermes_executor_new(&srv->opts->config, &srv->ex, &err) != 0) {
-		snprintf(why, why_len, "cannot open the workspace: %s", err.message);
-		return -1;
-	}
-	hermes_log(HERMES_LOG_INFO, "workspace: %s", hermes_executor_root(srv->ex));
-	return 0;
-}
-
-char *hermes_uri_path(const char *s, bool file_only, bool *bad)
-{
-	*bad = false;
-	if (strncmp(s, "file://", 7) != 0)
-		return file_only ? NULL : strdup(s);
-	s += 7;
-	if (strncmp(s, "localhost/", 10) == 0)
-		s += 9;
-	if (*s != '/') {
-		*bad = true; /* file://host/... names another machine */
-		return NULL;
-	}
-	char *out = malloc(strlen(s) + 1), *o = out;
-	for (; out && *s; s++) {
-		int hi, lo;
-		if (*s == '%' && (hi = hermes_json_hexval(s[1])) >= 0 && (lo = hermes_json_hexval(s[2])) >= 0) {
-			if (hi == 0 && lo == 0) {
-				*bad = true;
-				free(out);
-				return NULL;
-			}
-			*o++ = (char)(hi * 16 + lo);
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	if (out)
-		*o = '\0';
-	return out;
-}
 
 static void append_verb_names(server_t *srv, hermes_buf_t *b)
 {
@@ -75,7 +27,17 @@ static void append_verb_names(server_t *srv, hermes_buf_t *b)
 }
 
 /* The method names of the table, for the initialize result. */
-static void append_method_names(hermes_buf_t *b);
+static void append_method_names(server_t *srv, hermes_buf_t *b)
+{
+	const method_t *methods = srv->protocols[HERMES_PROTOCOL_HERMES]->methods;
+	hermes_buf_puts(b, "[");
+	for (size_t i = 0; methods[i].name; i++) {
+		if (i)
+			hermes_buf_puts(b, ",");
+		hermes_buf_json_string(b, methods[i].name, strlen(methods[i].name));
+	}
+	hermes_buf_puts(b, "]");
+}
 
 static void log_client(const hermes_json_t *p)
 {
@@ -91,7 +53,7 @@ static void log_client(const hermes_json_t *p)
 /* Opens the workspace initialize asked for (asked: a path). 0, or -1 once answered. */
 static int use_root(server_t *srv, call_t *c, const char *asked)
 {
-	hermes_config_t config = srv->opts->config;
+	hermes_config_t config = srv->opts.config;
 	config.root = asked;
 	hermes_executor_t *ex = NULL;
 	hermes_error_t err;
@@ -102,12 +64,12 @@ static int use_root(server_t *srv, call_t *c, const char *asked)
 		srv->workspace_error = malloc(n);
 		if (srv->workspace_error)
 			snprintf(srv->workspace_error, n, "initialize failed: %s", err.message);
-		hermes_reply_invalid_params(srv, c, "workspaceRoot", name ? name : "NotFound",
+		hermes_reply_invalid_params(c, "workspaceRoot", name ? name : "NotFound",
 		                            "cannot use workspaceRoot '%s': %s", asked, err.message);
 		return -1;
 	}
 	if (srv->ex && strcmp(hermes_executor_root(srv->ex), hermes_executor_root(ex)) != 0) {
-		hermes_reply_invalid_params(srv, c, "workspaceRoot", "InvalidArgument",
+		hermes_reply_invalid_params(c, "workspaceRoot", "InvalidArgument",
 		                            "the workspace root cannot change: earlier requests already use '%s'",
 		                            hermes_executor_root(srv->ex));
 		hermes_executor_free(ex);
@@ -126,16 +88,17 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 {
 	const hermes_json_t *p = c->m.params;
 	if (srv->protocol == HERMES_PROTOCOL_AUTO && hermes_json_member(p, "protocolVersion")) {
-		hermes_mcp_initialize(srv, c); /* an MCP client: the session speaks MCP from now on */
+		/* an MCP client: the session speaks MCP from now on */
+		hermes_dispatch_handoff(srv, c, HERMES_PROTOCOL_MCP);
 		return;
 	}
 	if (srv->initialized) {
-		hermes_reply_error(srv, c, HERMES_RPC_INVALID_REQUEST,
+		hermes_reply_error(c, HERMES_RPC_INVALID_REQUEST,
 		                   "initialize was already received; the workspace cannot change", NULL);
 		return;
 	}
 	if (p && p->type != HERMES_JSON_OBJECT) {
-		hermes_reply_invalid_params(srv, c, "params", "InvalidArguments",
+		hermes_reply_invalid_params(c, "params", "InvalidArguments",
 		                            "initialize params must be an object");
 		return;
 	}
@@ -146,12 +109,12 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 		field = "rootUri";
 	}
 	if (wr && wr->type != HERMES_JSON_NULL && wr->type != HERMES_JSON_STRING) {
-		hermes_reply_invalid_params(srv, c, field, "InvalidArguments",
+		hermes_reply_invalid_params(c, field, "InvalidArguments",
 		                            "%s must be a string (a directory path or a file: URI)", field);
 		return;
 	}
 	if (wr && wr->type == HERMES_JSON_STRING && !hermes_json_is_c_string(wr)) {
-		hermes_reply_invalid_params(srv, c, field, "InvalidArguments",
+		hermes_reply_invalid_params(c, field, "InvalidArguments",
 		                            "%s must not contain a NUL character (\\u0000)", field);
 		return;
 	}
@@ -160,15 +123,15 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 	char *asked = NULL;
 	if (wr && wr->type == HERMES_JSON_STRING) {
 		bool bad;
-		if (srv->opts->root_given)
+		if (srv->opts.root_given)
 			hermes_log(HERMES_LOG_INFO, "workspaceRoot '%s' ignored: --root was given", wr->str);
 		else if ((asked = hermes_uri_path(wr->str, false, &bad)) == NULL) {
 			if (bad)
-				hermes_reply_invalid_params(srv, c, field, "InvalidArguments",
+				hermes_reply_invalid_params(c, field, "InvalidArguments",
 				                            "%s must be a directory path or a file: URI of this "
 				                            "machine, without an encoded NUL byte (%%00)", field);
 			else
-				hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+				hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 			return;
 		}
 	}
@@ -180,7 +143,7 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 	} else {
 		char why[1024];
 		if (hermes_server_workspace(srv, why, sizeof why) != 0) {
-			hermes_reply_error(srv, c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
+			hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, why, NULL);
 			return;
 		}
 	}
@@ -188,7 +151,7 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 	srv->protocol = HERMES_PROTOCOL_HERMES;
 	hermes_log(HERMES_LOG_INFO, "initialized; workspace %s", hermes_executor_root(srv->ex));
 	if (c->m.id == NULL) {
-		hermes_reply_nothing(srv, c);
+		hermes_reply_nothing(c);
 		return;
 	}
 	hermes_buf_t b = HERMES_BUF_INIT;
@@ -196,31 +159,24 @@ void hermes_method_initialize(server_t *srv, call_t *c)
 	hermes_buf_json_string(&b, hermes_version(), strlen(hermes_version()));
 	hermes_buf_puts(&b, "},\"capabilities\":{\"verbs\":");
 	append_verb_names(srv, &b);
-	hermes_buf_puts(&b, ",\"framing\":");
-	hermes_buf_puts(&b, srv->framer.mode == HERMES_FRAMING_NDJSON ? "\"ndjson\"" : "\"content-length\"");
+	const char *framing = c->ch->ops->framing ? c->ch->ops->framing(c->ch) : NULL;
+	if (framing) {
+		hermes_buf_puts(&b, ",\"framing\":");
+		hermes_buf_json_string(&b, framing, strlen(framing));
+	}
 	hermes_buf_puts(&b, ",\"cancellation\":true,\"batches\":true,\"methods\":");
-	append_method_names(&b);
+	append_method_names(srv, &b);
 	hermes_buf_puts(&b, "},\"workspaceRoot\":");
 	const char *root = hermes_executor_root(srv->ex);
 	hermes_buf_json_string(&b, root, strlen(root));
 	hermes_buf_puts(&b, "}");
-	hermes_reply_result(srv, c, hermes_buf_finish(&b));
-}
-
-static void append_method_names(hermes_buf_t *b)
-{
-	hermes_buf_puts(b, "[");
-	for (size_t i = 0; hermes_methods[i].name; i++) {
-		if (i)
-			hermes_buf_puts(b, ",");
-		hermes_buf_json_string(b, hermes_methods[i].name, strlen(hermes_methods[i].name));
-	}
-	hermes_buf_puts(b, "]");
+	hermes_reply_result(c, hermes_buf_finish(&b));
 }
 
 void hermes_method_initialized(server_t *srv, call_t *c)
 {
-	hermes_reply_result(srv, c, strdup("null"));
+	(void)srv;
+	hermes_reply_result(c, strdup("null"));
 }
 
 void hermes_method_shutdown(server_t *srv, call_t *c)
@@ -228,17 +184,17 @@ void hermes_method_shutdown(server_t *srv, call_t *c)
 	hermes_log(HERMES_LOG_INFO, "shutdown: finishing the work in flight");
 	if (c->m.id == NULL) {
 		/* A shutdown notification (some hosts send one): finish the work, then exit. */
-		hermes_inflight_shutdown(srv, NULL);
+		hermes_inflight_shutdown(srv, c->ch, NULL);
 		srv->stop_reading = true;
 		if (srv->exit_status < 0)
 			srv->exit_status = 0;
-		hermes_reply_nothing(srv, c);
+		hermes_reply_nothing(c);
 	} else if (c->batch) {
 		/* its reply goes out with its batch, which waits for the batch's own work anyway */
-		hermes_inflight_shutdown(srv, NULL);
-		hermes_reply_result(srv, c, strdup("null"));
+		hermes_inflight_shutdown(srv, c->ch, NULL);
+		hermes_reply_result(c, strdup("null"));
 	} else {
-		hermes_inflight_shutdown(srv, c->m.id); /* answered once the work in flight is done */
+		hermes_inflight_shutdown(srv, c->ch, c->m.id); /* answered once the work in flight is done */
 		c->m.id = NULL;
 	}
 }
@@ -258,5 +214,5 @@ void hermes_method_exit(server_t *srv, call_t *c)
 	srv->stop_reading = true;
 	if (srv->exit_status < 0)
 		srv->exit_status = clean ? 0 : 1;
-	hermes_reply_result(srv, c, strdup("null"));
+	hermes_reply_result(c, strdup("null"));
 }
