@@ -1,15 +1,22 @@
 # tests/server.mk: hermes serve. A Check suite for the pieces that need no process (framing,
-# JSON-RPC, the pool), a shell smoke test, and black-box tests in Python 3 that spawn the real
-# `hermes serve` and `hermes mcp` (skipped, exit 77, where python3 is missing, e.g. building a
-# tarball without it); hermes mcp under the official MCP TypeScript SDK (mcp_sdk.sh), and the
-# generated JSON Schemas against the decoder with the SDK's validator (json_schema.sh); those two
-# are skipped where node or the SDK is not installed.
+# JSON-RPC, the pool), one that drives a session through its API with no transport
+# (check_session), the call order of src/server's files (server_callgraph.sh), a shell smoke
+# test, and black-box tests in Python 3 that spawn the real `hermes serve` and `hermes mcp`
+# (skipped, exit 77, where python3 is missing, e.g. building a tarball without it); hermes mcp
+# under the official MCP TypeScript SDK (mcp_sdk.sh), and the generated JSON Schemas against the
+# decoder with the SDK's validator (json_schema.sh); those two are skipped where node or the SDK
+# is not installed.
 if HAVE_CHECK
 check_PROGRAMS += tests/check_server
 tests_check_server_SOURCES = tests/check_server.c
 tests_check_server_CFLAGS = $(tests_check_cflags)
 tests_check_server_LDADD = libhermes_server.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
 TESTS += tests/check_server
+check_PROGRAMS += tests/check_session
+tests_check_session_SOURCES = tests/check_session.c
+tests_check_session_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_session_LDADD = libhermes_server.la $(tests_check_libs) -lpthread
+TESTS += tests/check_session
 endif
 
 SERVER_PY_TESTS = \
@@ -22,11 +29,12 @@ SERVER_PY_TESTS = \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py
-TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh
+TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh \
+	tests/server_callgraph.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
-EXTRA_DIST += tests/server_smoke.sh tests/server_py.sh tests/server_lib.py $(SERVER_PY_TESTS) \
-	tests/mcp_sdk.sh tests/mcp_sdk.mjs tests/json_schema.sh tests/json_schema.mjs
+EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh tests/server_lib.py \
+	$(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/mcp_sdk.mjs tests/json_schema.sh tests/json_schema.mjs
 
 # The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure); they ship
 # with their client. Their figures are in the README.
