@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -32,8 +33,8 @@
 #define AT_EMPTY_PATH 0x1000
 #endif
 
-/* A record of the report pipe: 'E' errno (the program could not be executed) or 'S' its wait
- * status. */
+/* A record of the report pipe: 'P' the program's pid (first, once it is forked), 'E' errno (it
+ * could not be executed), 'L' (the sandbox could not be set up) or 'S' its wait status. */
 static void report(int fd, char tag, int value)
 {
 	char buf[1 + sizeof value];
@@ -201,12 +202,15 @@ static int confine(const hermes_spawn_t *s)
  * the exec of exactly the checked file. Never returns. */
 static void program(const hermes_spawn_t *s, int rep, pid_t supervisor)
 {
-	setpgid(0, 0);
+	if (s->tty)
+		setsid(); /* a session (and process group) of its own, to take the terminal */
+	else
+		setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* the supervisor gone, so is the program */
 	if (getppid() != supervisor)
 		_exit(127);
 	if (dup2(s->in_fd, 0) < 0 || dup2(s->out_fd, 1) < 0 || dup2(s->err_fd, 2) < 0 ||
-	    fchdir(s->cwd_fd) < 0) {
+	    fchdir(s->cwd_fd) < 0 || (s->tty && ioctl(0, TIOCSCTTY, 0) < 0)) {
 		report(rep, 'E', errno);
 		_exit(127);
 	}
@@ -274,7 +278,9 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
 	}
 	if (prog == 0)
 		program(s, rep, self);
-	setpgid(prog, prog);
+	if (!s->tty)
+		setpgid(prog, prog); /* (a tty's program makes its own session: setpgid would race it) */
+	report(rep, 'P', (int)prog);
 	/* Hold nothing of Hermes's open (its protocol pipes, its files): only the report. */
 	if (rep > 0)
 		syscall(SYS_close_range, 0U, (unsigned)rep - 1, 0U);
@@ -339,6 +345,28 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 	}
 	run->pid = pid;
 	run->report = rep[0];
+	run->program = 0;
+	run->fork_errno = 0;
+	/* The first record: the program's pid, or why it could not be forked (or nothing: Hermes's
+	 * thread is gone already). */
+	char rec[1 + sizeof(int)];
+	size_t have = 0;
+	while (have < sizeof rec) {
+		ssize_t r = read(rep[0], rec + have, sizeof rec - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	if (have == sizeof rec) {
+		int v;
+		memcpy(&v, rec + 1, sizeof v);
+		if (rec[0] == 'P')
+			run->program = (pid_t)v;
+		else if (rec[0] == 'E')
+			run->fork_errno = v;
+	}
 #ifdef SYS_pidfd_open
 	run->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 #else
@@ -388,7 +416,7 @@ int hermes_run_finish(hermes_run_t *run, int *status)
 		;
 	if (run->pidfd >= 0)
 		close(run->pidfd);
-	int exec_errno = 0;
+	int exec_errno = run->fork_errno;
 	*status = 0;
 	char rec[1 + sizeof(int)];
 	size_t have = 0;

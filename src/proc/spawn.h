@@ -19,6 +19,8 @@ typedef struct hermes_spawn {
 	int in_fd, out_fd, err_fd; /* its standard input, output and error */
 	int sandbox;             /* HERMES_SANDBOX_*: Landlock rules for it (see hermes.h) */
 	int root_fd;             /* the workspace root, which the sandbox lets it write */
+	bool tty;                /* in_fd is a terminal's slave side: the program gets a session of
+	                            its own with it as controlling terminal (else a process group) */
 } hermes_spawn_t;
 
 /* Does this kernel offer Landlock (the sandbox of proc.run)? Its ABI version, or 0. */
@@ -29,10 +31,14 @@ typedef struct hermes_run {
 	pid_t pid;       /* the supervisor */
 	int pidfd;       /* readable once it has exited; -1 without pidfd_open (old kernel) */
 	int report;      /* read end of the supervisor's report */
+	pid_t program;   /* the program (and its process group); 0 if it could not be forked */
+	int fork_errno;  /* why not (for hermes_run_finish) */
 } hermes_run_t;
 
-/* Starts the supervisor, which starts the program in a process group of its own. 0, or -errno
- * (nothing is left running then). */
+/* Starts the supervisor, which starts the program in a process group of its own, and waits until
+ * the program is forked (not executed: a failed exec is reported by hermes_run_finish). The
+ * supervisor's death signal follows the calling thread: a program meant to outlive the call is
+ * started from a thread that lives as long as it. 0, or -errno (nothing is left running then). */
 int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run);
 
 /* Asks the run to stop: the program's group gets SIGTERM, then, after a grace of
