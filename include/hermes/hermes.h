@@ -5,8 +5,9 @@
  * as a JSON object. The argument and result types are in <hermes/types.h>, generated from the
  * verb table (defs/verbs.def).
  *
- * Thread safety: an executor is read-only after hermes_executor_new(); any number of threads may
- * call hermes_execute() on it at once. */
+ * Thread safety: any number of threads may call hermes_execute() on an executor at once. Its
+ * settings are fixed at hermes_executor_new(); the only state it changes is its table of programs
+ * started by proc.start (locked inside), which hermes_executor_free() stops. */
 #ifndef HERMES_HERMES_H
 #define HERMES_HERMES_H
 
@@ -71,6 +72,11 @@ typedef struct hermes_config {
 	int64_t runs_max_bytes;      /* the sizes of the finished runs' output files in .hermes/runs
 	                                add up to no more than this (the newest run excepted);
 	                                default 2 GiB */
+	/* proc.start's programs running at once (default 16); past it proc.start fails with
+	 * LimitReached. HERMES_NO_STARTED_PROGRAMS refuses proc.start (NotAllowed): for a front end
+	 * that ends after one batch (hermes exec). Started programs belong to the executor and end
+	 * with hermes_executor_free(), or with the process, however it ends. */
+	int32_t max_processes;
 } hermes_config_t;
 
 #define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)
@@ -78,6 +84,8 @@ typedef struct hermes_config {
 #define HERMES_DEFAULT_PROC_OUTPUT_LIMIT  (1024LL * 1024 * 1024)
 #define HERMES_DEFAULT_MAX_ENVELOPE_BYTES (64LL * 1024 * 1024)
 #define HERMES_DEFAULT_RUNS_MAX_BYTES     (2048LL * 1024 * 1024)
+#define HERMES_DEFAULT_MAX_PROCESSES      16
+#define HERMES_NO_STARTED_PROGRAMS        (-1)
 
 /* How an execution ended; also the `hermes exec` exit status of a single envelope. */
 typedef enum hermes_outcome {
@@ -98,8 +106,8 @@ int hermes_cancel_fd(const hermes_cancel_t *cancel); /* readable once cancelled 
 /* Progress of a running verb (for a host that shows it, like MCP's notifications/progress): set
  * on a call's token before the call. fn is called from the verb's thread, at most 10 times a
  * second, with progress strictly rising; total is 0 when unknown; message is a short sentence
- * ("copied 512 MiB of 1 GiB"). Verbs that report it: proc.run (seconds elapsed), fs.copyFile
- * (bytes), fs.deleteDirectory (entries removed). */
+ * ("copied 512 MiB of 1 GiB"). Verbs that report it: proc.run (seconds elapsed; the message is the
+ * program's latest line of output), fs.copyFile (bytes), fs.deleteDirectory (entries removed). */
 typedef void (*hermes_progress_fn)(void *ctx, double progress, double total, const char *message);
 void hermes_cancel_set_progress(hermes_cancel_t *cancel, hermes_progress_fn fn, void *ctx);
 

@@ -21,6 +21,8 @@ struct hermes_executor {
 	char *root;
 	void *host;
 	void (*host_free)(void *);
+	void *state;
+	void (*state_free)(void *);
 	hermes_verb_fn handlers[HERMES_VERB_COUNT];     /* by table index; NULL: not registered */
 	const hermes_verb_desc_t *sorted[HERMES_VERB_COUNT]; /* registered and allowed, by name */
 	size_t count;
@@ -90,6 +92,8 @@ hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const c
 		ex->config.max_envelope_bytes = HERMES_DEFAULT_MAX_ENVELOPE_BYTES;
 	if (ex->config.runs_max_bytes <= 0)
 		ex->config.runs_max_bytes = HERMES_DEFAULT_RUNS_MAX_BYTES;
+	if (ex->config.max_processes == 0 || ex->config.max_processes < HERMES_NO_STARTED_PROGRAMS)
+		ex->config.max_processes = HERMES_DEFAULT_MAX_PROCESSES;
 	ex->host = host;
 	ex->host_free = host_free;
 	return ex;
@@ -99,12 +103,20 @@ void hermes_executor_free(hermes_executor_t *ex)
 {
 	if (!ex)
 		return;
+	if (ex->state_free)
+		ex->state_free(ex->state);
 	if (ex->host_free)
 		ex->host_free(ex->host);
 	free(ex->allow);
 	free(ex->deny);
 	free(ex->root);
 	free(ex);
+}
+
+void hermes_executor_set_state(hermes_executor_t *ex, void *state, void (*state_free)(void *))
+{
+	ex->state = state;
+	ex->state_free = state_free;
 }
 
 const char *hermes_executor_root(const hermes_executor_t *ex)
@@ -191,7 +203,7 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 			*err = e;
 		return HERMES_OUTCOME_FAILED;
 	}
-	hermes_call_t call = { &ex->config, ex->host, cancel };
+	hermes_call_t call = { &ex->config, ex->host, cancel, ex->state };
 	void *result = hermes_struct_new(desc->result);
 	if (!result) {
 		hermes_struct_free(desc->args, args);

@@ -12,6 +12,8 @@ typedef struct hermes_call {
 	const hermes_config_t *config; /* the executor's settings, defaults filled in */
 	void *host;                    /* the registrant's state (src/verbs: the workspace) */
 	hermes_cancel_t *cancel;       /* may be NULL */
+	void *state;                   /* the registrant's changing state, locked by its owner
+	                                  (src/verbs: the table of started programs); may be NULL */
 } hermes_call_t;
 
 /* A handler. args points to the verb's decoded argument struct (e.g.
@@ -26,6 +28,10 @@ typedef void (*hermes_verb_fn)(const hermes_call_t *call, const void *args, void
  * host_free (may be NULL) by hermes_executor_free. Returns NULL if out of memory. */
 hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const char *resolved_root,
                                           void *host, void (*host_free)(void *));
+
+/* Gives the executor state that changes between calls (passed to every handler as call->state),
+ * released with state_free by hermes_executor_free before the host is. */
+void hermes_executor_set_state(hermes_executor_t *executor, void *state, void (*state_free)(void *));
 
 /* Registers the handler of a verb of the table, by its table name (matched case-insensitively).
  * Returns 0, or -1 (err filled) if the verb is not in the table or already registered. */
