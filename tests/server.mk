@@ -28,7 +28,8 @@ SERVER_PY_TESTS = \
 	tests/server_shutdown_order.py \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py \
-	tests/concurrent_edits.py
+	tests/concurrent_edits.py \
+	tests/proc_start.py
 TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh \
 	tests/server_callgraph.sh
 TEST_EXTENSIONS += .py

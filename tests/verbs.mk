@@ -33,6 +33,12 @@ tests_check_verbs_proc_CFLAGS = $(tests_check_cflags) -pthread
 tests_check_verbs_proc_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_verbs_proc
 
+check_PROGRAMS += tests/check_verbs_started
+tests_check_verbs_started_SOURCES = tests/check_verbs_started.c $(verbs_check_sources)
+tests_check_verbs_started_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_started_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_started
+
 check_PROGRAMS += tests/check_verbs_sys
 tests_check_verbs_sys_SOURCES = tests/check_verbs_sys.c $(verbs_check_sources)
 tests_check_verbs_sys_CFLAGS = $(tests_check_cflags)

@@ -190,6 +190,88 @@ prints the same information in the schema IDL.
 Every result ends with these fields.
 """
 
+PROGRAMS = r""".SH PROGRAMS THAT KEEP RUNNING
+.B proc.run
+waits for its program to end.
+A dev server, a test watcher or a REPL is started with
+.B proc.start
+instead, and then worked with by its
+.IR id ,
+a handle Hermes makes up
+.RB ( p3\-1f9a0c ,
+not the pid):
+.PP
+.RS
+.nf
+proc.start  {executable: python3, arguments: [\-m, http.server, "0"],
+             waitFor: "Serving HTTP"}     \-> id, pid, matched, stdout, next
+proc.output {id: ID, waitSeconds: 10}     \-> the new stdout and stderr, next
+proc.write  {id: ID, text: "print(6*7)\en"} (a REPL started with tty: true)
+proc.stop   {id: ID}                      \-> exitCode; the id is forgotten
+proc.list   {}                            \-> every program and its state
+.fi
+.RE
+.PP
+The program belongs to the Hermes process that started it
+.RB ( "hermes serve" ,
+.BR "hermes mcp" ,
+the console, or a libhermes executor), not to one client or connection: every client of that
+server may use its id.
+It ends when
+.B proc.stop
+stops it, at its
+.BR timeoutSeconds ,
+or when Hermes ends however it ends (shutdown, end of input, a signal, even
+.BR "kill \-9" ,
+through its supervisor's death signal), and everything it started ends with it.
+.B "hermes exec"
+runs one batch and exits, so it refuses
+.B proc.start
+.RB ( NotAllowed ).
+At most
+.B \-\-max\-processes
+(16) run at once; past it
+.B proc.start
+fails with
+.BR LimitReached .
+An ended program stays listed, with its exit code and output, until
+.B proc.stop
+collects it (or, past as many ended ones as that limit, the oldest is collected).
+.PP
+Output is one stream of bytes numbered from 0 in the order they came, each from standard output
+or standard error; answers give the two apart, as
+.B stdout
+and
+.BR stderr ,
+and
+.B next
+is the offset to continue from (without
+.BR since ,
+.B proc.output
+continues from where the previous one stopped).
+The last 1 MiB of each program's output is kept in memory and nothing on disk; what the program
+wrote past that before it was read is reported in
+.BR droppedBytes .
+Hermes reads the output all the time, so a chatty program never blocks on a full pipe.
+.B waitSeconds
+makes
+.B proc.output
+wait for new output and answer as soon as some comes, so an agent can poll without a busy loop.
+With
+.BR tty ,
+the program runs under a pseudo\-terminal (for REPLs and programs that buffer unless they write
+to a terminal): everything it writes comes as
+.BR stdout ,
+with the terminal's echo and
+.B \er\en
+line endings.
+.PP
+A running
+.BR proc.run 's
+progress notifications (MCP) carry the program's latest line of output as their message, at most
+ten a second.
+"""
+
 OUTRO = r""".SH FILES
 .TP
 .IB DIR /. NAME . PID . XXXXXXXX .hermes\-tmp
@@ -275,6 +357,7 @@ def emit(table):
             out.append(".I %s" % t.name)
             out.append(": %s" % roff(t.description))
             out.extend(fields_block(t.fields))
+    out.append(PROGRAMS.rstrip("\n"))
     out.append(".SH ERROR CODES")
     out.append("The words a failed result carries in")
     out.append(".BR errorCode .")

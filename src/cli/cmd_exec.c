@@ -142,6 +142,10 @@ int hermes_cmd_exec(int argc, char **argv)
 	if (interactive && first_file < argc)
 		return hermes_usage_error("exec", "--interactive reads standard input and takes no FILE");
 
+	/* One batch, then exit: a program proc.start left running would end with it, so proc.start is
+	 * refused here (the console keeps its programs until it exits). */
+	if (!interactive)
+		config.max_processes = HERMES_NO_STARTED_PROGRAMS;
 	hermes_executor_t *ex = hermes_cli_executor(&config);
 	if (!ex)
 		return HERMES_EXIT_USAGE;

@@ -65,7 +65,9 @@ const char hermes_executor_options_help[] =
 	"                              workspace, /tmp and /dev/null; strict: read only there\n"
 	"                              and in the system's directories too; off\n"
 	"      --proc-env=ENV          inherit (default) or minimal: PATH, HOME, LANG, LC_*,\n"
-	"                              TERM and TMPDIR only, for proc.run's programs\n";
+	"                              TERM and TMPDIR only, for proc.run's programs\n"
+	"      --max-processes=N       programs proc.start may keep running at once\n"
+	"                              (default 16; hermes exec refuses proc.start)\n";
 
 int hermes_executor_option(const char *command, int key, const char *value,
                            hermes_config_t *config)
@@ -73,8 +75,9 @@ int hermes_executor_option(const char *command, int key, const char *value,
 	static const char *const names[] = { "--root", "--max-read-bytes", "--proc-timeout",
 	                                     "--proc-output-limit", "--max-envelope-bytes",
 	                                     "--read-only", "--allow", "--deny", "--sandbox",
-	                                     "--proc-env", "--runs-max-bytes" };
-	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_RUNS_MAX_BYTES)
+	                                     "--proc-env", "--runs-max-bytes",
+	                                     "--max-processes" };
+	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_MAX_PROCESSES)
 		return 0;
 	const char *name = names[key - HERMES_OPT_ROOT];
 	int64_t v;
@@ -129,6 +132,14 @@ int hermes_executor_option(const char *command, int key, const char *value,
 			return -1;
 		}
 		config->proc_timeout_seconds = (int32_t)v;
+		return 1;
+	case HERMES_OPT_MAX_PROCESSES:
+		if (hermes_parse_count(value, 1, 4096, &v)) {
+			hermes_usage_error(command, "invalid value '%s' for %s (expected a number of programs, "
+			                   "1 to 4096)", value, name);
+			return -1;
+		}
+		config->max_processes = (int32_t)v;
 		return 1;
 	default:
 		if (hermes_parse_size(value, &v) || v == 0) {

@@ -1,12 +1,15 @@
 /* verbs/builtin_executor.c: hermes_executor_new() (public, hermes.h): an executor confined to a
- * workspace root, with the handler of every verb of the table registered (gen_registry.c). */
+ * workspace root, with the handler of every verb of the table registered (gen_registry.c), and
+ * its table of started programs (proc/started.h), which it stops when it is freed. */
 #include <config.h>
 
 #include <stdlib.h>
 
+#include "core/executor.h"
 #include "core/verb.h"
 #include "verbs/gen_handlers.h"
 #include "fs/workspace.h"
+#include "proc/started.h"
 
 int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err)
 {
@@ -21,6 +24,16 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 		hermes_ws_free(ws);
 		hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
 		return -1;
+	}
+	const hermes_config_t *cfg = hermes_executor_config(ex);
+	if (cfg->max_processes > 0) {
+		hermes_started_t *started = hermes_started_new(cfg->max_processes);
+		if (!started) {
+			hermes_executor_free(ex);
+			hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
+			return -1;
+		}
+		hermes_executor_set_state(ex, started, hermes_started_free);
 	}
 	for (size_t i = 0; i < HERMES_VERB_COUNT; i++) {
 		if (hermes_executor_register(ex, hermes_verb_handlers[i].verb, hermes_verb_handlers[i].fn,

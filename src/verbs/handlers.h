@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "core/verb.h"
+#include "fs/workspace.h"
 #include "verbs/gen_handlers.h"
 
 /* Opens path for reading as a regular file (fails the result and returns -1 otherwise, with
@@ -22,5 +23,16 @@ int hermes_verbs_check_version(const char *expected, const struct stat *st, cons
 /* How many times a read-modify-write starts over when a writer that does not lock changed the
  * file under it, before it gives up with Conflict. */
 #define HERMES_VERBS_WRITE_TURNS 8
+
+/* What proc.run and proc.start share (proc_run.c). */
+/* Checks a program's executable (not empty), env entries (NAME=value) and cwd (opened into
+ * *cwd_fd, or -1 if NULL): false once result says what was wrong. */
+bool hermes_verbs_program_args_ok(const hermes_ws_t *ws, const char *exe, char **env,
+                                  size_t env_count, const char *cwd, void *result, int *cwd_fd);
+/* Finds the program (proc/program.h): false once result says why it cannot run. */
+bool hermes_verbs_find_program(const hermes_ws_t *ws, const char *exe, void *result, int *exe_fd,
+                               char *resolved, size_t size);
+/* Fails result for a program that could not be executed (hermes_run_finish's -errno). */
+void hermes_verbs_exec_failed(void *result, int rc, const char *exe);
 
 #endif

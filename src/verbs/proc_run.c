@@ -55,9 +55,8 @@ static int stdin_for(const hermes_proc_run_args_t *args)
 	return fd;
 }
 
-/* Finds the program (proc/program.h); false once result says why it cannot run. */
-static bool find_program(const hermes_ws_t *ws, const char *exe, void *result, int *exe_fd,
-                         char *resolved, size_t size)
+bool hermes_verbs_find_program(const hermes_ws_t *ws, const char *exe, void *result, int *exe_fd,
+                               char *resolved, size_t size)
 {
 	char shown[256];
 	int rc = hermes_program_find(ws, exe, exe_fd, resolved, size);
@@ -92,7 +91,7 @@ static int start(const hermes_ws_t *ws, const hermes_config_t *config,
 		for (size_t i = 0; i < args->arguments_count; i++)
 			argv[i + 1] = args->arguments[i];
 		hermes_spawn_t spec = {exe_fd, resolved, argv, envp, cwd_fd >= 0 ? cwd_fd : ws->root_fd,
-		                       in_fd, o->fd[0], o->fd[1], (int)config->sandbox, ws->root_fd};
+		                       in_fd, o->fd[0], o->fd[1], (int)config->sandbox, ws->root_fd, false};
 		rc = hermes_run_start(&spec, run);
 	}
 	free(argv);
@@ -200,30 +199,12 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		                   hermes_ws_shown(exe, shown, sizeof shown), (int)timeout);
 		return;
 	}
-	if (exe[0] == '\0') {
-		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot run '': the executable is empty");
+	int cwd_fd;
+	if (!hermes_verbs_program_args_ok(ws, exe, args->env, args->env_count, args->cwd, result, &cwd_fd))
 		return;
-	}
-	for (size_t i = 0; i < args->env_count; i++) {
-		if (!hermes_program_env_ok(args->env[i])) {
-			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-			                   "cannot run '%s': env entry %zu ('%.60s') is not NAME=value with NAME "
-			                   "made of letters, digits and '_'", hermes_ws_shown(exe, shown, sizeof shown),
-			                   i, args->env[i]);
-			return;
-		}
-	}
-	int cwd_fd = -1;
-	if (args->cwd) {
-		int rc = hermes_ws_open_path(ws, args->cwd, O_PATH | O_DIRECTORY, &cwd_fd);
-		if (rc) {
-			hermes_ws_fail(result, rc == -ENOTDIR ? -ENOTDIR : rc, "run in", args->cwd);
-			return;
-		}
-	}
 	char resolved[PATH_MAX + 1] = "";
 	int exe_fd;
-	if (!find_program(ws, exe, result, &exe_fd, resolved, sizeof resolved)) {
+	if (!hermes_verbs_find_program(ws, exe, result, &exe_fd, resolved, sizeof resolved)) {
 		if (cwd_fd >= 0)
 			close(cwd_fd);
 		return;
@@ -260,6 +241,43 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 	}
 	result->output_bytes_omitted = omitted;
 	hermes_runfiles_close(&o, rc == 0);
+	if (rc)
+		hermes_verbs_exec_failed(result, rc, exe);
+	else
+		report(result, exe, &o, status, why, timeout, call->config->proc_output_limit);
+}
+
+bool hermes_verbs_program_args_ok(const hermes_ws_t *ws, const char *exe, char **env,
+                                  size_t env_count, const char *cwd, void *result, int *cwd_fd)
+{
+	char shown[256];
+	*cwd_fd = -1;
+	if (exe[0] == '\0') {
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot run '': the executable is empty");
+		return false;
+	}
+	for (size_t i = 0; i < env_count; i++) {
+		if (!hermes_program_env_ok(env[i])) {
+			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+			                   "cannot run '%s': env entry %zu ('%.60s') is not NAME=value with NAME "
+			                   "made of letters, digits and '_'", hermes_ws_shown(exe, shown, sizeof shown),
+			                   i, env[i]);
+			return false;
+		}
+	}
+	if (cwd) {
+		int rc = hermes_ws_open_path(ws, cwd, O_PATH | O_DIRECTORY, cwd_fd);
+		if (rc) {
+			hermes_ws_fail(result, rc, "run in", cwd);
+			return false;
+		}
+	}
+	return true;
+}
+
+void hermes_verbs_exec_failed(void *result, int rc, const char *exe)
+{
+	char shown[256];
 	if (rc == -ENOENT)
 		hermes_result_fail(result, HERMES_E_NOT_FOUND,
 		                   "cannot run '%s': the interpreter of its #! line (or a library it "
@@ -273,8 +291,6 @@ void hermes_verb_proc_run(const hermes_call_t *call, const void *args_, void *re
 		                   "cannot run '%s': the strict sandbox (--sandbox=strict) needs the "
 		                   "kernel's Landlock, which is not available here",
 		                   hermes_ws_shown(exe, shown, sizeof shown));
-	else if (rc)
-		hermes_ws_fail(result, rc, "run", exe);
 	else
-		report(result, exe, &o, status, why, timeout, call->config->proc_output_limit);
+		hermes_ws_fail(result, rc, "run", exe);
 }

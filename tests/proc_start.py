@@ -1,0 +1,206 @@
+# tests/proc_start.py: programs that keep running (proc.start, proc.output, proc.write, proc.stop,
+# proc.list) through the real binary: hermes serve (a dev server waited for, requested and read),
+# hermes mcp (a REPL under a terminal, nothing surviving kill -9),
+# the output bound under a steady writer, waits that end when output comes, the limit, and
+# hermes exec's refusal.
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+
+from server_lib import HERMES, Server, check, expect_result, pid_alive, run_tests, wait_gone
+
+
+def call(s, verb, params, timeout=60.0):
+    return expect_result(s.call(verb, params, timeout=timeout))
+
+
+def ok(r):
+    check(r.get("succeeded") is True, r)
+    return r
+
+
+def mcp_server(args=()):
+    s = Server(args=list(args), command="mcp")
+    expect_result(s.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                        "clientInfo": {"name": "proc_start.py", "version": "1"}}))
+    s.notify("notifications/initialized")
+    return s
+
+
+def tool(s, name, arguments, meta=None, timeout=60.0):
+    params = {"name": name, "arguments": arguments}
+    if meta:
+        params["_meta"] = meta
+    r = expect_result(s.call("tools/call", params, timeout=timeout))
+    return r["structuredContent"]
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_dev_server_through_serve():
+    with Server() as s:
+        r = ok(call(s, "proc.start", {"executable": "python3",
+                                      "arguments": ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1"],
+                                      "waitFor": "Serving HTTP", "waitSeconds": 30}))
+        check(r["matched"] is True and r["running"] is True and r["exitCode"] is None, r)
+        check(re.match(r"^p\d+-[0-9a-f]{6}$", r["id"]), r)
+        port = re.search(r"port (\d+)", r["stdout"]).group(1)
+        ident = r["id"]
+        # request a page with proc.run, then read the request's log line (stderr) as it comes
+        s.write_file("x-test-page", "hello\n")
+        fetch = ("import urllib.request as u; o = u.build_opener(u.ProxyHandler({})); "
+                 "print(o.open('http://127.0.0.1:%s/x-test-page').read().decode())" % port)
+        page = ok(call(s, "proc.run", {"executable": "python3", "arguments": ["-c", fetch]}))
+        check(page["exitCode"] == 0, page)
+        got = ok(call(s, "fs.readFile", {"path": page["stdoutPath"]}))["content"]
+        check(got == "hello\n\n", got)
+        seen = ""
+        deadline = time.monotonic() + 30
+        while "GET /x-test-page" not in seen and time.monotonic() < deadline:
+            o = ok(call(s, "proc.output", {"id": ident, "waitSeconds": 5}))
+            seen += o["stderr"]
+        check(re.search(r'"GET /x-test-page HTTP/1\.[01]" 200', seen), seen)
+        lst = ok(call(s, "proc.list", {}))["programs"]
+        check([p["id"] for p in lst] == [ident] and lst[0]["running"] and
+              lst[0]["commandLine"].startswith("python3 -u -m http.server 0"), lst)
+        st = ok(call(s, "proc.stop", {"id": ident}))
+        check(st["exitCode"] in (128 + signal.SIGTERM, 0, 1), st)
+        check(not pid_alive(r["pid"]), "the server outlived proc.stop")
+        o = call(s, "proc.output", {"id": ident})
+        check(o["succeeded"] is False and o["errorCode"] == "NotFound" and ident in o["errorMessage"], o)
+
+
+def test_repl_under_tty_through_mcp():
+    with mcp_server() as s:
+        r = tool(s, "proc_start", {"executable": "python3", "arguments": ["-i", "-q"], "tty": True,
+                                   "waitFor": ">>> ", "waitSeconds": 30})
+        check(r["succeeded"] and r["matched"], r)
+        ident = r["id"]
+        w = tool(s, "proc_write", {"id": ident, "text": "print(6*7)\n"})
+        check(w["succeeded"] and w["bytesWritten"] == 11, w)
+        seen = ""
+        deadline = time.monotonic() + 30
+        while "\n42\r\n" not in seen and time.monotonic() < deadline:
+            seen += tool(s, "proc_output", {"id": ident, "waitSeconds": 5})["stdout"]
+        check("\n42\r\n" in seen, seen)
+        st = tool(s, "proc_stop", {"id": ident})
+        check(st["succeeded"], st)
+
+
+def test_tools_list_and_annotations():
+    with mcp_server() as s:
+        tools = {t["name"]: t for t in expect_result(s.call("tools/list"))["tools"]}
+        for name in ("proc_start", "proc_output", "proc_write", "proc_stop", "proc_list"):
+            check(name in tools, sorted(tools))
+        check(tools["proc_start"]["annotations"].get("destructiveHint") is True, tools["proc_start"])
+        check(tools["proc_list"]["annotations"].get("readOnlyHint") is True, tools["proc_list"])
+        check("waitFor" in tools["proc_start"]["inputSchema"]["properties"], tools["proc_start"])
+    with mcp_server(["--read-only"]) as s:
+        names = [t["name"] for t in expect_result(s.call("tools/list"))["tools"]]
+        check("proc_start" not in names and "proc_write" not in names and "proc_stop" not in names
+              and "proc_list" in names, names)
+
+
+def test_kill_9_of_mcp_leaves_nothing():
+    s = mcp_server()
+    try:
+        r = tool(s, "proc_start", {"executable": "sh", "arguments": ["-c",
+                 "trap '' TERM HUP; sleep 300 & echo $!; setsid sleep 300 & echo $!; echo up; wait"],
+                 "waitFor": "^up"})
+        check(r["succeeded"], r)
+        pids = [r["pid"]] + [int(x) for x in r["stdout"].split()[:2]]
+        t = tool(s, "proc_start", {"executable": "python3", "arguments": ["-i", "-q"], "tty": True,
+                                   "waitFor": ">>> ", "waitSeconds": 30})
+        check(t["succeeded"], t)
+        pids.append(t["pid"])
+        check(all(pid_alive(p) for p in pids), pids)
+        os.kill(s.proc.pid, signal.SIGKILL)
+        s.proc.wait()
+        for p in pids:
+            check(wait_gone(p, 15), "pid %d outlived kill -9 of hermes mcp" % p)
+    finally:
+        s.close()
+
+
+def test_steady_writer_stays_bounded():
+    # a megabyte a second for ten seconds: Hermes keeps its last MiB and counts the rest
+    script = ("import sys, time\n"
+              "line = b'y' * 1023 + b'\\n'\n"
+              "for s in range(10):\n"
+              "    t = time.monotonic()\n"
+              "    for i in range(1024): sys.stdout.buffer.write(line)\n"
+              "    sys.stdout.flush()\n"
+              "    time.sleep(max(0, 1 - (time.monotonic() - t)))\n"
+              "print('finished', flush=True)\n")
+    with Server() as s:
+        r = ok(call(s, "proc.start", {"executable": "python3", "arguments": ["-c", script], "waitSeconds": 0}))
+        ident = r["id"]
+        peak = 0
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            lst = ok(call(s, "proc.list", {}))["programs"]
+            peak = max(peak, rss_kib(s.proc.pid))
+            if not lst[0]["running"]:
+                break
+            time.sleep(0.5)
+        check(not lst[0]["running"] and lst[0]["exitCode"] == 0, lst)
+        total = 10 * 1024 * 1024 + len("finished\n")
+        check(lst[0]["outputBytes"] == total, lst)
+        o = ok(call(s, "proc.output", {"id": ident, "since": 0, "maxBytes": 1048576}))
+        check(o["next"] == total and o["droppedBytes"] == total - 1048576, {k: o[k] for k in ("next", "droppedBytes")})
+        check(len(o["stdout"]) == 1048576 and o["stdout"].endswith("finished\n"), len(o["stdout"]))
+        check(peak < 64 * 1024, "hermes serve grew to %d KiB" % peak)
+
+
+def test_wait_seconds_returns_on_output():
+    with Server() as s:
+        r = ok(call(s, "proc.start", {"executable": "sh", "arguments": ["-c", "sleep 1; echo now; exec sleep 60"],
+                                      "waitSeconds": 0}))
+        t0 = time.monotonic()
+        o = ok(call(s, "proc.output", {"id": r["id"], "waitSeconds": 60}))
+        took = time.monotonic() - t0
+        check(o["stdout"] == "now\n" and took < 30, (o, took))
+        ok(call(s, "proc.stop", {"id": r["id"]}))
+
+
+def test_seventeenth_start_is_refused():
+    with Server() as s:
+        ids = [ok(call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0}))["id"]
+               for _ in range(16)]
+        r = call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0})
+        check(r["succeeded"] is False and r["errorCode"] == "LimitReached" and "16" in r["errorMessage"]
+              and "--max-processes" in r["errorMessage"], r)
+        ok(call(s, "proc.stop", {"id": ids[0]}))
+        ok(call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0}))
+        pids = [p["pid"] for p in ok(call(s, "proc.list", {}))["programs"]]
+        s.close_stdin()
+        check(s.wait(15) == 0, "exit")
+        for p in pids:
+            check(wait_gone(p, 10), "pid %d outlived the end of input" % p)
+    with Server(args=["--max-processes=1"]) as s:
+        ok(call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0}))
+        r = call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0})
+        check(r["errorCode"] == "LimitReached", r)
+
+
+def test_exec_refuses_proc_start():
+    env = {"verb": "proc.start", "arguments": {"executable": "sleep", "arguments": ["60"]}}
+    p = subprocess.run([HERMES, "exec"], input=json.dumps(env).encode(), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=30)
+    r = json.loads(p.stdout)
+    check(p.returncode == 1 and r["errorCode"] == "NotAllowed" and "hermes exec" in r["errorMessage"], r)
+    env = {"verb": "proc.list", "arguments": {}}
+    p = subprocess.run([HERMES, "exec"], input=json.dumps(env).encode(), stdout=subprocess.PIPE, timeout=30)
+    check(json.loads(p.stdout)["programs"] == [], p.stdout)
+
+
+run_tests(globals())
