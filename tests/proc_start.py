@@ -1,6 +1,6 @@
 # tests/proc_start.py: programs that keep running (proc.start, proc.output, proc.write, proc.stop,
 # proc.list) through the real binary: hermes serve (a dev server waited for, requested and read),
-# hermes mcp (a REPL under a terminal, nothing surviving kill -9),
+# hermes mcp (a REPL under a terminal, progress lines of proc.run, nothing surviving kill -9),
 # the output bound under a steady writer, waits that end when output comes, the limit, and
 # hermes exec's refusal.
 import json
@@ -108,6 +108,28 @@ def test_tools_list_and_annotations():
         names = [t["name"] for t in expect_result(s.call("tools/list"))["tools"]]
         check("proc_start" not in names and "proc_write" not in names and "proc_stop" not in names
               and "proc_list" in names, names)
+
+
+def test_progress_carries_the_latest_line():
+    with mcp_server() as s:
+        ident = s.request("tools/call", {"name": "proc_run", "arguments": {
+            "executable": "sh", "arguments": ["-c", "for i in 1 2 3 4 5 6; do echo step $i; sleep 0.3; done"]},
+            "_meta": {"progressToken": "tok"}})
+        messages, times = [], []
+        while True:
+            m = s.recv(30)
+            if m.get("method") == "notifications/progress":
+                messages.append(m["params"]["message"])
+                times.append(time.monotonic())
+                continue
+            check(m.get("id") == ident, m)
+            break
+        lines = [x for x in messages if x.startswith("step ")]
+        check(len(lines) >= 2 and lines[-1] in ("step 5", "step 6"), messages)
+        check(all(re.match(r"^step [1-6]$", x) or "no output yet" in x for x in messages), messages)
+        if len(times) > 1:
+            rate = (len(times) - 1) / max(times[-1] - times[0], 1e-3)
+            check(rate <= 10.5 or len(times) < 5, "%.1f progress messages a second" % rate)
 
 
 def test_kill_9_of_mcp_leaves_nothing():

@@ -2,11 +2,12 @@
 # supervisor that lets nothing of it outlive its run, in the Landlock sandbox (spawn.h); which
 # program a request names and its environment (program.h); the bounded output files of a run
 # in .hermes/runs (runfiles.h); the table of programs that keep running, proc.start's
-# (started.h).
+# (started.h); the latest line of a program's output, for progress messages (lastline.h).
 # Built into libhermes_proc.la; depends on src/core and src/fs only.
 noinst_LTLIBRARIES += libhermes_proc.la
 libhermes_proc_la_SOURCES = \
 	src/proc/spawn.c src/proc/spawn.h \
 	src/proc/program.c src/proc/program.h \
 	src/proc/runfiles.c src/proc/runfiles.h \
-	src/proc/started.c src/proc/started.h
+	src/proc/started.c src/proc/started.h \
+	src/proc/lastline.c src/proc/lastline.h

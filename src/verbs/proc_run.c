@@ -14,12 +14,14 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/fdio.h"
 #include "verbs/handlers.h"
+#include "proc/lastline.h"
 #include "proc/spawn.h"
 #include "proc/program.h"
 #include "proc/runfiles.h"
@@ -101,7 +103,8 @@ static int start(const hermes_ws_t *ws, const hermes_config_t *config,
 	return rc;
 }
 
-/* Waits for the program, the clock, the output limit and the cancel token, reporting progress;
+/* Waits for the program, the clock, the output limit and the cancel token, reporting progress
+ * (its message: the program's latest line of output, so a host can show a build as it goes);
  * a run that must end is stopped (with every descendant) before this returns. Says why it was
  * stopped (HERMES_E_NONE: it ended by itself). */
 static hermes_errcode_t watch(const hermes_call_t *call, hermes_run_t *run, const hermes_runfiles_t *o,
@@ -111,6 +114,11 @@ static hermes_errcode_t watch(const hermes_call_t *call, hermes_run_t *run, cons
 	const int64_t limit = call->config->proc_output_limit;
 	const int64_t started = now_ms(), deadline = started + (int64_t)timeout * 1000;
 	hermes_errcode_t why = HERMES_E_NONE;
+	int64_t sizes[2] = {0, 0};
+	char line[HERMES_LASTLINE_MAX + 8] = ""; /* the latest line of output: the progress message */
+	int rd[2]; /* the output files, to read that line back (theirs are open for writing only) */
+	for (int i = 0; i < 2; i++)
+		rd[i] = openat(o->runs, o->names[i], O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	for (;;) {
 		int64_t left = deadline - now_ms();
 		if (left <= 0) {
@@ -133,10 +141,23 @@ static hermes_errcode_t watch(const hermes_call_t *call, hermes_run_t *run, cons
 				break;
 			}
 		}
+		for (int i = 0; i < 2; i++) {
+			struct stat st;
+			if (rd[i] >= 0 && fstat(rd[i], &st) == 0 && st.st_size != sizes[i]) {
+				sizes[i] = st.st_size;
+				hermes_last_line_of_file(rd[i], st.st_size, line, sizeof line);
+			}
+		}
 		double elapsed = (double)(now_ms() - started) / 1000.0;
-		hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, %lld bytes of output so far",
-		                     exe, elapsed, (long long)written);
+		if (line[0])
+			hermes_call_progress(call, elapsed, 0, "%s", line);
+		else
+			hermes_call_progress(call, elapsed, 0, "'%s' running for %.1f s, no output yet", exe,
+			                     elapsed);
 	}
+	for (int i = 0; i < 2; i++)
+		if (rd[i] >= 0)
+			close(rd[i]);
 	if (why != HERMES_E_NONE) {
 		/* The supervisor ends the program's group and every descendant (SIGTERM, a grace,
 		 * SIGKILL) and exits once none is left. */
