@@ -1,7 +1,8 @@
 /* tests/check_session.c: a session of hermes serve driven through its API (server/session.h) with
  * no transport at all: messages handed in as text, replies collected from in-memory channels. A
- * verb call, a batch, a cancel, shutdown and exit, MCP, and replies going back to the channel
- * their request came on (what an HTTP transport with many connections relies on). */
+ * verb call, a batch, a cancel, shutdown and exit, MCP, and replies and a request's progress
+ * going back to the channel the request came on (what an HTTP transport with many connections
+ * relies on). */
 #include <config.h>
 
 #include <check.h>
@@ -25,6 +26,7 @@
 typedef struct mem {
 	hermes_channel_t ch;     /* first: the callbacks get the struct back */
 	char *msgs[MAX_MSGS];    /* the bodies sent, in order */
+	unsigned flags[MAX_MSGS];/* and the HERMES_SEND_* flags of each */
 	int n;
 	int flushes;
 	atomic_int holds;        /* hold() minus release(): 0 once nothing will be sent later */
@@ -37,7 +39,6 @@ static int wakes;
 
 static void mem_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 {
-	(void)flags;
 	mem_t *m = (mem_t *)ch;
 	size_t len = hermes_reply_length(r);
 	char *body = malloc(len + 1), *p = body;
@@ -50,6 +51,7 @@ static void mem_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	hermes_reply_clear(r);
 	pthread_mutex_lock(&lock);
 	ck_assert_int_lt(m->n, MAX_MSGS);
+	m->flags[m->n] = flags;
 	m->msgs[m->n++] = body;
 	pthread_cond_broadcast(&changed);
 	pthread_mutex_unlock(&lock);
@@ -402,7 +404,13 @@ START_TEST(mcp_tools_call)
 	                 "2025-06-18");
 	cJSON_Delete(r);
 	ck_assert_int_eq(hermes_session_protocol(session), HERMES_PROTOCOL_MCP);
-	feed(&chan_a, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	/* a notification: nothing is sent on its channel, and nothing holds it (an HTTP transport
+	 * may end the response as soon as the message is handed in) */
+	feed(&chan_b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+	pthread_mutex_lock(&lock);
+	ck_assert_int_eq(chan_b.n, 0);
+	pthread_mutex_unlock(&lock);
+	ck_assert_int_eq(atomic_load(&chan_b.holds), 0);
 	write_file("m.txt", "mcp\n");
 	feed(&chan_b, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":"
 	              "{\"name\":\"fs_readFile\",\"arguments\":{\"path\":\"m.txt\"}}}");
@@ -417,6 +425,46 @@ START_TEST(mcp_tools_call)
 	r = nth(&chan_b, 2);
 	ck_assert_int_eq(error_code(r), -32601);
 	cJSON_Delete(r);
+	/* a warning goes to the client as a log notification, on the default channel, marked as no
+	 * reply; the error itself answers on the channel of the broken frame */
+	hermes_session_frame_error(session, &chan_b.ch, -32700, "malformed message header: test");
+	r = nth(&chan_b, 3);
+	ck_assert_int_eq(error_code(r), -32700);
+	cJSON_Delete(r);
+	r = nth(&chan_a, 2);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(r, "method")->valuestring, "notifications/message");
+	cJSON_Delete(r);
+	pthread_mutex_lock(&lock);
+	ck_assert_uint_eq(chan_a.flags[1] & HERMES_SEND_NOTIFICATION, HERMES_SEND_NOTIFICATION);
+	ck_assert_uint_eq(chan_b.flags[2] & HERMES_SEND_NOTIFICATION, 0);
+	pthread_mutex_unlock(&lock);
+	/* progress of a call goes to the channel of the call, ahead of its reply */
+	feed(&chan_b, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+	              "{\"name\":\"proc_run\",\"arguments\":{\"executable\":\"sleep\",\"arguments\":[\"0.5\"]},"
+	              "\"_meta\":{\"progressToken\":\"p-1\"}}}");
+	int progress = 0;
+	for (int i = 4;; i++) {
+		r = nth(&chan_b, i);
+		const cJSON *method = cJSON_GetObjectItemCaseSensitive(r, "method");
+		if (method == NULL) {
+			ck_assert_int_eq(id_of(r), 5);
+			ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(result(r), "isError")));
+			cJSON_Delete(r);
+			break;
+		}
+		ck_assert_str_eq(method->valuestring, "notifications/progress");
+		ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+			r, "params"), "progressToken")->valuestring, "p-1");
+		pthread_mutex_lock(&lock);
+		ck_assert_uint_eq(chan_b.flags[i - 1] & HERMES_SEND_NOTIFICATION, HERMES_SEND_NOTIFICATION);
+		pthread_mutex_unlock(&lock);
+		progress++;
+		cJSON_Delete(r);
+	}
+	ck_assert_int_ge(progress, 1);
+	pthread_mutex_lock(&lock);
+	ck_assert_int_eq(chan_a.n, 2); /* none of it on the default channel */
+	pthread_mutex_unlock(&lock);
 	hermes_session_eof(session);
 	run_to_end();
 	stop();

@@ -66,7 +66,7 @@ static void ask_roots(server_t *srv)
 	char *body = hermes_buf_finish(&b);
 	if (body) {
 		hermes_reply_t r = {{body, NULL}, {n, 0}, NULL};
-		hermes_channel_send(srv->channel, &r, 0);
+		hermes_channel_send(srv->channel, &r, HERMES_SEND_NOTIFICATION);
 	}
 	hermes_log(HERMES_LOG_INFO, "asked the client for its roots");
 }

@@ -50,7 +50,7 @@ void hermes_notify(hermes_channel_t *ch, const char *method, const char *params,
 	hermes_reply_t r;
 	/* a notification lost to lack of memory is not worth failing anything for */
 	hermes_rpc_notification(&r, method, params, len);
-	hermes_channel_send(ch, &r, 0);
+	hermes_channel_send(ch, &r, HERMES_SEND_NOTIFICATION);
 }
 
 batch_t *hermes_batch_new(hermes_channel_t *ch, size_t n)

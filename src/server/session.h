@@ -24,7 +24,8 @@
  * transport: the session wakes the transport's loop through the wake hook it was given.
  *
  * Threads: messages, end of input and the other events are fed from one thread at a time (the
- * transport's reader); replies are sent from that thread and from the worker threads. */
+ * transport's reader, or under the transport's lock); replies are sent from that thread and from
+ * the worker threads, so the channel callbacks must be thread-safe. */
 #ifndef HERMES_SERVER_SESSION_H
 #define HERMES_SERVER_SESSION_H
 
@@ -45,8 +46,14 @@
  * no request (log notifications, the server's own requests such as MCP's roots/list) go to the
  * session's default channel, given to hermes_session_new.
  *
- * A transport embeds a hermes_channel_t (or points one at its ops) in its own connection struct
- * and recovers that struct in the callbacks (e.g. with offsetof). */
+ * A transport embeds a hermes_channel_t in its own connection struct and recovers that struct in
+ * the callbacks (e.g. with offsetof).
+ *
+ * When a channel is done: whatever will be sent on a channel after hermes_session_message
+ * returns is covered by a hold (a request in flight, a batch, an owed shutdown reply each take
+ * one and release it after their last send). So a channel other than the default one gets
+ * nothing more once hermes_session_message has returned and every hold() was release()d: an
+ * HTTP transport ends the response then (and answers 202 if nothing was sent at all). */
 typedef struct hermes_channel hermes_channel_t;
 
 enum {
@@ -55,7 +62,10 @@ enum {
 	HERMES_SEND_ALONE = 1,
 	/* One of several replies made in a row by this thread (INSTANT requests): the transport may
 	 * hold it until flush() is called, to write them together. */
-	HERMES_SEND_GATHER = 2
+	HERMES_SEND_GATHER = 2,
+	/* Not a reply: a notification (progress, log) or a request of the server's own (MCP's
+	 * roots/list). An HTTP transport streams these (SSE) ahead of the reply. */
+	HERMES_SEND_NOTIFICATION = 4
 };
 
 typedef struct hermes_channel_ops {
@@ -112,8 +122,8 @@ typedef struct server hermes_session_t;
  * should look at the session again: room was made after hermes_session_may_read said no, or
  * the last work in flight ended once the session is finishing. It must not call into the
  * session (write to a self-pipe, signal a condition). opts is copied. Also sets the log hook
- * (MCP's notifications/message) until hermes_session_free. NULL if threads or memory lack
- * (logged). */
+ * (MCP's notifications/message) until hermes_session_end, and tunes malloc for the workers:
+ * one session per process. NULL if threads or memory lack (logged). */
 hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
                                      hermes_channel_t *channel, void (*wake)(void *ctx),
                                      void *ctx);
