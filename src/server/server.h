@@ -1,5 +1,6 @@
-/* server/server.h: `hermes serve`, a JSON-RPC 2.0 server over stdio (the entry point the CLI calls).
- * Framing, dispatch, the worker pool and the lifecycle live in the other files of src/server. */
+/* server/server.h: `hermes serve` and `hermes mcp` over stdio: the entry point the CLI calls, and
+ * the enums the session shares with it. The stdio transport is stdio.c; the session it drives,
+ * and the order of the files of src/server, are in session.h. */
 #ifndef HERMES_SERVER_SERVER_H
 #define HERMES_SERVER_SERVER_H
 

@@ -8,7 +8,7 @@
  *
  *   transports:  stdio.c (hermes_server_run: descriptors, signals, the reader loop)
  *                 -> output.c (the writer thread) -> framing.c (bytes <-> messages)
- *   session API: session.c (new/free, messages in, end of input, signals, bounds, grace)
+ *   session API: session.c (new/end/free, messages in, end of input, signals, bounds, grace)
  *   protocols:   hermes_methods.c -> hermes_lifecycle.c, hermes_introspect.c   (Hermes JSON-RPC)
  *                mcp.c -> mcp_tools.c                                          (MCP)
  *                side by side: neither calls the other; each has its method table
