@@ -1,7 +1,8 @@
 # tests/server_backpressure.py: a client that sends without reading cannot make hermes serve grow
-# without bound: once it holds too much (requests in flight, replies unread; see
-# src/server/state.h), the server stops reading its input until the client reads. Its memory stays
-# under 64 MiB, and nothing is lost: every request is answered once the client reads.
+# without bound: once it holds too much (requests in flight, replies unread, results being built;
+# see src/server/session.h), the server stops reading its input and starting requests until the
+# client reads. Its memory stays under 64 MiB (128 MiB with 64 big fs.readFile results, through
+# either protocol), and nothing is lost: every request is answered once the client reads.
 import os
 import subprocess
 import tempfile
@@ -20,10 +21,10 @@ def sanitized(pid):
         return "libasan" in f.read()
 
 
-def rss_kib(pid):
+def rss_kib(pid, field="VmRSS"):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
 
@@ -70,6 +71,57 @@ def test_nor_with_requests_run_by_workers():
     # fs.readRange is not: it goes to a worker, which does not start while the replies are over
     # their bound, and the reader stops at the bound of requests in flight
     flood("fs.readRange", '{"path":"x","startLine":1,"endLine":2}')
+
+
+BIG_RESULTS_KIB = 128 * 1024
+
+
+def big_results(command):
+    """64 fs.readFile requests of an 11 MB file from a client that reads nothing for three
+    seconds: the results being built count against the bound too, so the server stays under
+    128 MiB; then every request is answered, whole."""
+    with tempfile.TemporaryDirectory(prefix="hermes-bigresults.") as root:
+        line = "%07d: the same text again and again, to be read whole by fs.readFile\n"
+        with open(os.path.join(root, "big.txt"), "w") as f:
+            f.write("".join(line % i for i in range(150000)))
+        size = os.path.getsize(os.path.join(root, "big.txt"))
+        p = subprocess.Popen([HERMES, command, "--root", root], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE)
+        if command == "mcp":
+            p.stdin.write(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":'
+                          b'"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n'
+                          b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+            p.stdin.flush()
+            p.stdout.readline()
+            req = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fs_readFile",' \
+                  b'"arguments":{"path":"big.txt"}}}\n'
+        else:
+            req = b'{"jsonrpc":"2.0","id":%d,"method":"fs.readFile","params":{"path":"big.txt"}}\n'
+        p.stdin.write(b"".join(req % i for i in range(1, 65)))
+        p.stdin.flush()  # and kept open: MCP ends its long calls unanswered at end of input
+        asan = sanitized(p.pid)
+        time.sleep(3)  # of not reading
+        peak = rss_kib(p.pid, "VmHWM")  # the highest RSS so far
+        replies = [p.stdout.readline() for _ in range(64)]
+        p.stdin.close()
+        check(p.wait(60) == 0, "exit status %r" % p.returncode)
+        whole = sum(1 for r in replies if b'"succeeded":true' in r and
+                    r.count(b"the same text again") >= 150000)
+        check(len(replies) == 64 and whole == 64,
+              "%d replies, %d of them whole, for 64 requests" % (len(replies), whole))
+        if not asan:
+            check(peak < BIG_RESULTS_KIB, "%s: peak RSS %.1f MiB with 64 fs.readFile of %.1f MB "
+                  "in flight" % (command, peak / 1024, size / 1e6))
+        print("%s: 64 fs.readFile of %.1f MB, client not reading: peak RSS %.1f MiB; all answered"
+              % (command, size / 1e6, peak / 1024))
+
+
+def test_big_results_count_against_the_bound():
+    big_results("serve")
+
+
+def test_big_results_count_against_the_bound_mcp():
+    big_results("mcp")
 
 
 run_tests(globals(), per_test_timeout=120)

@@ -1,5 +1,5 @@
 /* core/cancel.c: a call's token: cancellation (an atomic flag plus an eventfd that pollers can
- * watch) and the host's progress callback, rate-limited here for every verb. */
+ * watch), the host's progress callback, rate-limited here for every verb, and its memory hook. */
 #include "config.h"
 
 #include <errno.h>
@@ -28,6 +28,8 @@ struct hermes_cancel {
 	void *progress_ctx;
 	int64_t last_ns;      /* when the last report went out; 0: none yet */
 	double last_progress;
+	hermes_memory_fn memory; /* set before the call */
+	void *memory_ctx;
 };
 
 hermes_cancel_t *hermes_cancel_new(void)
@@ -41,6 +43,8 @@ hermes_cancel_t *hermes_cancel_new(void)
 	c->progress_ctx = NULL;
 	c->last_ns = 0;
 	c->last_progress = 0;
+	c->memory = NULL;
+	c->memory_ctx = NULL;
 	c->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (c->fd < 0) {
 		free(c);
@@ -97,6 +101,22 @@ void hermes_cancel_set_progress(hermes_cancel_t *c, hermes_progress_fn fn, void 
 		return;
 	c->progress = fn;
 	c->progress_ctx = ctx;
+}
+
+void hermes_cancel_set_memory(hermes_cancel_t *c, hermes_memory_fn fn, void *ctx)
+{
+	if (!c)
+		return;
+	c->memory = fn;
+	c->memory_ctx = ctx;
+}
+
+bool hermes_call_hold_memory(const hermes_call_t *call, size_t bytes)
+{
+	hermes_cancel_t *c = call ? call->cancel : NULL;
+	if (c && c->memory)
+		c->memory(c->memory_ctx, bytes);
+	return !hermes_cancel_requested(c);
 }
 
 static int64_t monotonic_ns(void)

@@ -49,6 +49,16 @@ void hermes_result_fail(void *result, hermes_errcode_t code, const char *fmt, ..
 void hermes_call_progress(const hermes_call_t *call, double progress, double total,
                           const char *fmt, ...) HERMES_PRINTF(4, 5);
 
+/* A host that bounds its memory (hermes serve) learns from fn(ctx, bytes), on the verb's thread,
+ * that the call is about to hold about bytes of content for its result, and may wait there
+ * until it has room for them (and what its reply will make of them) or the call is cancelled.
+ * Set before the call, like the progress callback. */
+typedef void (*hermes_memory_fn)(void *ctx, size_t bytes);
+void hermes_cancel_set_memory(hermes_cancel_t *cancel, hermes_memory_fn fn, void *ctx);
+/* Called by a handler before it builds a big result (fs.readFile: the file's size): tells the
+ * host, which may make it wait. False if the call was cancelled meanwhile (then fail it). */
+bool hermes_call_hold_memory(const hermes_call_t *call, size_t bytes);
+
 /* Cancels like hermes_cancel_request(), and says there is no time left: a running program gets
  * HERMES_RUN_URGENT_GRACE_MS between SIGTERM and SIGKILL instead of the usual grace. The server
  * uses it once its own grace period after shutdown, a signal or the end of input is over. */

@@ -171,7 +171,8 @@ static void send_progress(hermes_channel_t *ch, const char *token, double progre
 	free(params);
 }
 
-static const hermes_verb_answer_t answer = {tool_result, send_progress};
+/* the content, the verb's JSON, that JSON again as the text content, and the reply */
+static const hermes_verb_answer_t answer = {tool_result, send_progress, 4};
 
 void hermes_mcp_tools_call(server_t *srv, call_t *c)
 {

@@ -3,11 +3,14 @@
  * way the protocol asked (hermes_verb_answer_t), cancelled through the in-flight list. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/executor.h"
+#include "core/verb.h"
 #include "server/jsonrpc.h"
 #include "server/log.h"
 #include "server/state.h"
@@ -17,6 +20,53 @@ static void send_progress(void *ctx, double progress, double total, const char *
 {
 	request_t *req = ctx;
 	req->answer->progress(req->ch, req->progress_token, progress, total, message);
+}
+
+/* Whether a result of want more bytes may be built now: the client reads its replies (fewer
+ * than the bound wait for it on the request's channel) and the results being built leave room
+ * for it (or there are none: one result larger than the bound still goes, alone). */
+static bool result_room(request_t *req, size_t want, bool *stop)
+{
+	server_t *srv = req->srv;
+	hermes_channel_t *ch = req->ch;
+	bool out = !ch->ops->queued || ch->ops->queued(ch) < HERMES_SERVER_MAX_QUEUED_BYTES;
+	pthread_mutex_lock(&srv->lock);
+	*stop = req->cancel_requested || atomic_load(&srv->client_gone);
+	size_t held = srv->result_bytes;
+	bool room = out && (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
+	                                  want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
+	if (room && !*stop && want) {
+		srv->result_bytes += want;
+		req->result_bytes += want;
+	}
+	if (!room && !*stop) {
+		/* woken when a result is done or replies were written (the timeout: a safety net) */
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		atomic_fetch_add(&srv->result_waiters, 1);
+		pthread_cond_timedwait(&srv->result_room, &srv->lock, &until);
+		atomic_fetch_sub(&srv->result_waiters, 1);
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return room;
+}
+
+/* The memory hook of the verb (core/verb.h): it is about to build a result of bytes of content.
+ * Waits until that fits (result_room), counting it until the reply is placed; a cancelled call
+ * or a client gone stops the wait (the verb then fails as cancelled, or finishes unseen). */
+static void hold_memory(void *ctx, size_t bytes)
+{
+	request_t *req = ctx;
+	size_t copies = req->answer->result_copies ? req->answer->result_copies : 1;
+	size_t want = bytes > SIZE_MAX / copies ? SIZE_MAX : bytes * copies;
+	bool stop = false;
+	while (want && !result_room(req, want, &stop) && !stop)
+		;
 }
 
 /* A worker runs this for every pooled request. */
@@ -33,6 +83,8 @@ static void run_request(hermes_pool_job_t *job)
 		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
 	if (token && req->progress_token)
 		hermes_cancel_set_progress(token, send_progress, req);
+	if (token)
+		hermes_cancel_set_memory(token, hold_memory, req);
 	pthread_mutex_lock(&srv->lock);
 	req->started = true;
 	bool cancelled = req->cancel_requested;
@@ -45,13 +97,19 @@ static void run_request(hermes_pool_job_t *job)
 		hermes_inflight_done(srv, req, &r);
 		return;
 	}
-	/* Backpressure: no new reply while the client leaves too many unread (see session.h). */
-	while (req->ch->ops->wait_room &&
-	       !req->ch->ops->wait_room(req->ch, HERMES_SERVER_MAX_QUEUED_BYTES, 100)) {
-		pthread_mutex_lock(&srv->lock);
-		bool stop = req->cancel_requested;
-		pthread_mutex_unlock(&srv->lock);
-		if (stop || atomic_load(&srv->client_gone))
+	/* Backpressure: no new reply while the client leaves too many unread, nor while the results
+	 * being built fill their bound (see session.h). The reader (INSTANT calls) never waits: it
+	 * runs them only while the replies leave room. */
+	bool stop = false;
+	while (!(req->send_flags & HERMES_SEND_GATHER) && !stop) {
+		if (req->ch->ops->wait_room &&
+		    !req->ch->ops->wait_room(req->ch, HERMES_SERVER_MAX_QUEUED_BYTES, 100)) {
+			pthread_mutex_lock(&srv->lock);
+			stop = req->cancel_requested || atomic_load(&srv->client_gone);
+			pthread_mutex_unlock(&srv->lock);
+			continue;
+		}
+		if (result_room(req, 0, &stop))
 			break;
 	}
 
@@ -74,7 +132,17 @@ static void run_request(hermes_pool_job_t *job)
 	} else {
 		req->answer->reply(&r, req->id, outcome, result, &err, cancelled);
 	}
+	/* the reply is placed (queued: counted there from now on) before its result stops counting */
+	pthread_mutex_lock(&srv->lock);
+	size_t held = req->result_bytes;
+	pthread_mutex_unlock(&srv->lock);
 	hermes_inflight_done(srv, req, &r);
+	if (held) {
+		pthread_mutex_lock(&srv->lock);
+		srv->result_bytes -= held;
+		pthread_cond_broadcast(&srv->result_room);
+		pthread_mutex_unlock(&srv->lock);
+	}
 }
 
 static void submit(server_t *srv, request_t *req)

@@ -52,6 +52,8 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 	srv->grace_end = -1;
 	srv->deferred_tail = &srv->deferred;
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_cond_init(&srv->result_room, NULL);
+	atomic_init(&srv->result_waiters, 0);
 	atomic_init(&srv->client_gone, false);
 	atomic_init(&srv->held_bytes, 0);
 	atomic_init(&srv->throttled, false);
@@ -68,6 +70,7 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 	if (srv->pool == NULL) {
 		hermes_log(HERMES_LOG_ERROR, "cannot start the worker threads");
 		pthread_mutex_destroy(&srv->lock);
+		pthread_cond_destroy(&srv->result_room);
 		free(srv);
 		return NULL;
 	}
@@ -102,6 +105,7 @@ void hermes_session_free(hermes_session_t *srv)
 	free(srv->roots_request);
 	free(srv->workspace_error);
 	pthread_mutex_destroy(&srv->lock);
+	pthread_cond_destroy(&srv->result_room);
 	free(srv);
 }
 
@@ -248,6 +252,11 @@ bool hermes_session_may_read(hermes_session_t *srv)
 void hermes_session_room(hermes_session_t *srv)
 {
 	session_room(srv);
+	if (atomic_load(&srv->result_waiters)) { /* results wait for the replies to be read */
+		pthread_mutex_lock(&srv->lock);
+		pthread_cond_broadcast(&srv->result_room);
+		pthread_mutex_unlock(&srv->lock);
+	}
 }
 
 static int64_t now_ms(void)

@@ -116,6 +116,9 @@ typedef struct server hermes_session_t;
 #define HERMES_SERVER_MAX_INFLIGHT     1024u         /* requests queued or running */
 #define HERMES_SERVER_MAX_HELD_BYTES   (32u << 20)   /* messages (text and tree) they hold */
 #define HERMES_SERVER_MAX_QUEUED_BYTES (16u << 20)   /* replies not yet written */
+#define HERMES_SERVER_MAX_RESULT_BYTES (32u << 20)   /* results being built, as their verbs
+                                                        announce them (fs.readFile: the file's
+                                                        size, times the copies a reply makes) */
 
 /* A new session with its worker pool started. channel: the default channel (see above), valid
  * until hermes_session_free. wake(ctx) is called from any thread when the transport's loop

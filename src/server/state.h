@@ -53,6 +53,10 @@ typedef struct hermes_verb_answer {
 	              const hermes_error_t *err, bool cancelled);
 	void (*progress)(hermes_channel_t *ch, const char *token, double progress, double total,
 	                 const char *message);
+	/* How many copies of a result's content are alive at once while its reply is made (the
+	 * content, the verb's JSON of it, what the protocol wraps around that): what the memory
+	 * bound counts for a verb that announces a result (requests.c). */
+	unsigned result_copies;
 } hermes_verb_answer_t;
 
 /* A request (or notification) handed to the worker pool. Lives from dispatch until its reply is
@@ -75,6 +79,7 @@ typedef struct request {
 	batch_t *batch;
 	size_t slot;                    /* index of the reply in the batch */
 	hermes_cancel_t *token;         /* LONG verbs, while running (session lock) */
+	size_t result_bytes;            /* counted in srv->result_bytes for its result (session lock) */
 	bool started, cancel_requested; /* session lock */
 	bool silent;                    /* cancelled by an MCP notification: never answered */
 	unsigned send_flags;            /* HERMES_SEND_GATHER while the reader runs it */
@@ -142,6 +147,10 @@ typedef struct server {
 	pending_id_t *shutdown_replies; /* shutdown requests to answer once the work is done */
 	atomic_bool client_gone;
 	atomic_size_t held_bytes;       /* of the messages alive */
+	size_t result_bytes;            /* results being built, as announced (requests.c) */
+	pthread_cond_t result_room;     /* signalled when result_bytes goes down, and when replies
+	                                   were written while some wait on it */
+	atomic_int result_waiters;      /* threads waiting on result_room */
 	atomic_bool throttled;          /* the loop waits for room: wake it when some is made */
 } server_t;
 

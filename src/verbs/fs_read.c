@@ -113,6 +113,12 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		close(fd);
 		return;
 	}
+	/* The host may bound the memory that results hold: it may make this wait for room. */
+	if (!hermes_call_hold_memory(call, (size_t)st.st_size)) {
+		hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", args->path);
+		close(fd);
+		return;
+	}
 	/* One read into a buffer of the file's size (with room to notice that it grew meanwhile). */
 	hermes_buf_t buf = HERMES_BUF_INIT;
 	size_t want = (size_t)st.st_size + 1;
