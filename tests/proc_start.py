@@ -10,7 +10,8 @@ import signal
 import subprocess
 import time
 
-from server_lib import HERMES, Server, check, expect_result, pid_alive, run_tests, wait_gone
+from server_lib import (HERMES, Server, check, expect_result, pid_alive, rss_kib, run_tests,
+                        sanitized, wait_gone)
 
 
 def call(s, verb, params, timeout=60.0):
@@ -36,14 +37,6 @@ def tool(s, name, arguments, meta=None, timeout=60.0):
         params["_meta"] = meta
     r = expect_result(s.call("tools/call", params, timeout=timeout))
     return r["structuredContent"]
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
 
 
 def test_dev_server_through_serve():
@@ -180,7 +173,7 @@ def test_steady_writer_stays_bounded():
         o = ok(call(s, "proc.output", {"id": ident, "since": 0, "maxBytes": 1048576}))
         check(o["next"] == total and o["droppedBytes"] == total - 1048576, {k: o[k] for k in ("next", "droppedBytes")})
         check(len(o["stdout"]) == 1048576 and o["stdout"].endswith("finished\n"), len(o["stdout"]))
-        check(peak < 64 * 1024, "hermes serve grew to %d KiB" % peak)
+        check(peak < 64 * 1024 or sanitized(s.proc.pid), "hermes serve grew to %d KiB" % peak)
 
 
 def test_wait_seconds_returns_on_output():

@@ -9,24 +9,10 @@ import tempfile
 import threading
 import time
 
-from server_lib import HERMES, check, run_tests
+from server_lib import HERMES, check, rss_kib, run_tests, sanitized
 
 N = int(os.environ.get("HERMES_BACKPRESSURE_REQUESTS", "300000"))
 BOUND_KIB = 64 * 1024
-
-
-def sanitized(pid):
-    """Built with AddressSanitizer? Its quarantine keeps freed memory, so RSS says nothing then."""
-    with open("/proc/%d/maps" % pid) as f:
-        return "libasan" in f.read()
-
-
-def rss_kib(pid, field="VmRSS"):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def flood(method, params):

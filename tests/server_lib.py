@@ -283,6 +283,21 @@ def expect_result(reply, id="__any__"):
     return reply["result"]
 
 
+def sanitized(pid):
+    """Built with AddressSanitizer? Its quarantine keeps freed memory, so RSS says nothing then."""
+    with open("/proc/%d/maps" % pid) as f:
+        return "libasan" in f.read()
+
+
+def rss_kib(pid, field="VmRSS"):
+    """The resident memory of a process (or another field of its status, such as VmHWM), in KiB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
 def pid_alive(pid):
     """Is the process running (not gone, not a zombie)?"""
     try:

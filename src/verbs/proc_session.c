@@ -37,22 +37,25 @@ static hermes_started_prog_t *find(const hermes_call_t *call, const char *id, vo
 	return p;
 }
 
-/* The output fields proc.start, proc.output and proc.stop share. */
+/* The output and state fields proc.start, proc.output and proc.stop share (NULL: a result that
+ * has not that field). */
 typedef struct output_fields {
 	char **out, **err;
 	int64_t *next, *dropped;
-	bool *more;
+	bool *more, *running, *has_exit_code;
+	int32_t *exit_code;
 } output_fields_t;
 
-/* Reads a slice of p's output into the fields; false once result says why not. */
+/* Reads a slice of p's output into the fields, and its state as it was before (so that the
+ * output of a program said to have ended is complete); false once result says why not. */
 static bool read_output(hermes_started_prog_t *p, int64_t since, size_t max, bool tail,
                         output_fields_t f, void *result, const char *id)
 {
+	hermes_started_info_t info;
+	hermes_started_info(p, &info);
 	hermes_started_slice_t s;
 	int rc = hermes_started_read(p, since, max, tail, &s);
 	if (rc == -ERANGE) {
-		hermes_started_info_t info;
-		hermes_started_info(p, &info);
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
 		                   "since %lld is past the end of the output of '%s' (%lld bytes so far)",
 		                   (long long)since, id, (long long)info.output_bytes);
@@ -69,6 +72,11 @@ static bool read_output(hermes_started_prog_t *p, int64_t since, size_t max, boo
 	*f.dropped = s.dropped;
 	if (f.more)
 		*f.more = s.more;
+	if (f.running)
+		*f.running = info.running;
+	if (f.has_exit_code)
+		*f.has_exit_code = !info.running;
+	*f.exit_code = info.exit_code;
 	return true;
 }
 
@@ -296,13 +304,10 @@ void hermes_verb_proc_start(const hermes_call_t *call, const void *args_, void *
 		return;
 	}
 	output_fields_t f = {&result->stdout_, &result->stderr_, &result->next, &result->dropped_bytes,
-	                     &result->more};
+	                     &result->more, &result->running, &result->has_exit_code, &result->exit_code};
 	if (read_output(p, 0, START_OUTPUT_MAX, false, f, result, info.id)) {
 		result->id = strdup(info.id);
 		result->pid = info.pid;
-		result->running = info.running;
-		result->has_exit_code = !info.running;
-		result->exit_code = info.exit_code;
 		if (!result->id)
 			hermes_result_fail(result, HERMES_E_INTERNAL, "cannot start '%s': out of memory", args->executable);
 	}
@@ -322,16 +327,9 @@ void hermes_verb_proc_output(const hermes_call_t *call, const void *args_, void 
 	if (args->wait_seconds > 0)
 		hermes_started_wait(p, since, hermes_started_now_ms() + (int64_t)args->wait_seconds * 1000,
 		                    call->cancel);
-	/* the state first: output read after it is complete if the program had ended */
-	hermes_started_info_t info;
-	hermes_started_info(p, &info);
 	output_fields_t f = {&result->stdout_, &result->stderr_, &result->next, &result->dropped_bytes,
-	                     &result->more};
-	if (read_output(p, since, (size_t)args->max_bytes, false, f, result, args->id)) {
-		result->running = info.running;
-		result->has_exit_code = !info.running;
-		result->exit_code = info.exit_code;
-	}
+	                     &result->more, &result->running, &result->has_exit_code, &result->exit_code};
+	read_output(p, since, (size_t)args->max_bytes, false, f, result, args->id);
 	hermes_started_release(p);
 }
 
@@ -398,13 +396,10 @@ void hermes_verb_proc_stop(const hermes_call_t *call, const void *args_, void *r
 		hermes_started_release(p);
 		return;
 	}
-	hermes_started_info_t info;
-	hermes_started_info(p, &info);
-	output_fields_t f = {&result->stdout_, &result->stderr_, NULL, &result->dropped_bytes, NULL};
-	if (read_output(p, -1, START_OUTPUT_MAX, true, f, result, args->id)) {
-		result->exit_code = info.exit_code;
+	output_fields_t f = {&result->stdout_, &result->stderr_, NULL, &result->dropped_bytes, NULL,
+	                     NULL, NULL, &result->exit_code};
+	if (read_output(p, -1, START_OUTPUT_MAX, true, f, result, args->id))
 		hermes_started_collect(p);
-	}
 	hermes_started_release(p);
 }
 
