@@ -1,8 +1,8 @@
 # tests/proc_start.py: programs that keep running (proc.start, proc.output, proc.write, proc.stop,
 # proc.list) through the real binary: hermes serve (a dev server waited for, requested and read),
 # hermes mcp (a REPL under a terminal, progress lines of proc.run, nothing surviving kill -9),
-# the output bound under a steady writer, waits that end when output comes, the limit, and
-# hermes exec's refusal.
+# the output bound under a steady writer, waits that end when output comes, the limit, the
+# console, and hermes exec's refusal.
 import json
 import os
 import re
@@ -205,6 +205,25 @@ def test_seventeenth_start_is_refused():
         ok(call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0}))
         r = call(s, "proc.start", {"executable": "sleep", "arguments": ["60"], "waitSeconds": 0})
         check(r["errorCode"] == "LimitReached", r)
+
+
+def test_console_keeps_programs_until_it_exits():
+    # hermes -i fed by a pipe: the program started by one envelope is there for the next ones, and
+    # ends when the console does
+    envs = [{"verb": "proc.start", "arguments": {"executable": "sh", "arguments": ["-c", "echo hi; exec sleep 300"],
+                                                 "waitFor": "hi"}},
+            {"verb": "proc.list", "arguments": {}}]
+    text = "".join(json.dumps(e) + "\n" for e in envs)
+    with Server() as s:  # only for its fresh workspace
+        p = subprocess.run([HERMES, "-i"], input=text.encode(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, cwd=s.root, timeout=60)
+    dec = json.JSONDecoder()
+    out = p.stdout.decode()
+    started, end = dec.raw_decode(out)
+    listed, _ = dec.raw_decode(out[end:].lstrip())
+    check(p.returncode == 0 and started["succeeded"] and started["matched"], (p.returncode, out))
+    check([x["id"] for x in listed["programs"]] == [started["id"]], listed)
+    check(wait_gone(started["pid"], 10), "the program outlived the console")
 
 
 def test_exec_refuses_proc_start():
