@@ -220,15 +220,17 @@ def test_roots_give_the_workspace():
         expect_result(s.call("initialize", {"protocolVersion": "2025-06-18",
                                             "capabilities": {"roots": {"listChanged": True}},
                                             "clientInfo": {"name": "t", "version": "1"}}))
-        # before the client says it is initialized, no roots/list is sent and no tool runs
-        e = expect_error(s.call("tools/call", {"name": "fs_exists", "arguments": {"path": "x"}}), -32603)
-        check("roots" in e["message"], e)
+        # before the client says it is initialized, no roots/list is sent, and a tool call waits
+        early = s.request("tools/call", {"name": "fs_exists", "arguments": {"path": "only-here.txt"}})
+        s.expect_silence(0.2)
         s.notify("notifications/initialized")
         ask = s.recv()
         check(ask.get("method") == "roots/list" and "id" in ask, ask)
         s.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [
             {"uri": "https://example.com/x", "name": "web"},
             {"uri": "file://" + ws.replace(" ", "%20"), "name": "project"}]}})
+        r = expect_result(s.reply_to(early))  # run in the client's root once it is known
+        check(r["structuredContent"]["exists"] is True, r)
         r = tool(s, "fs_exists", {"path": "only-here.txt"})
         check(r["structuredContent"]["exists"] is True, r)
         # the roots change: asked again, and the new first root is used
@@ -240,6 +242,35 @@ def test_roots_give_the_workspace():
         s.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file://" + ws2}]}})
         r = tool(s, "fs_exists", {"path": "only-here.txt"})
         check(r["structuredContent"]["exists"] is False, r)
+
+
+def test_roots_answered_empty_late_or_never():
+    # an empty list: the current directory (as for a client without roots), said on stderr
+    with mcp(roots=True) as s:
+        s.write_file("here.txt", "x\n")
+        ask = s.recv()
+        call = s.request("tools/call", {"name": "fs_exists", "arguments": {"path": "here.txt"}})
+        s.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": []}})
+        r = expect_result(s.reply_to(call))
+        check(r["isError"] is False and r["structuredContent"]["exists"] is True, r)
+        time.sleep(0.1)
+        check("empty roots/list" in s.stderr() and s.root in s.stderr(), s.stderr())
+    # an error answer: the same
+    with mcp(roots=True) as s:
+        ask = s.recv()
+        s.send({"jsonrpc": "2.0", "id": ask["id"], "error": {"code": -32601, "message": "no roots"}})
+        check(tool(s, "fs_exists", {"path": "."})["structuredContent"]["exists"] is True, "error answer")
+    # never answered: the calls waiting are refused after 10 s with -32602, saying why
+    with mcp(roots=True) as s:
+        ask = s.recv()
+        check(ask.get("method") == "roots/list", ask)
+        t0 = time.monotonic()
+        ids = [s.request("tools/call", {"name": "fs_exists", "arguments": {"path": "."}}) for _ in range(3)]
+        for i in ids:
+            e = expect_error(s.reply_to(i, timeout=15), -32602)
+            check("roots/list" in e["message"] and "--root" in e["message"], e)
+        took = time.monotonic() - t0
+        check(9 < took < 13, "refused after %.1f s" % took)
 
 
 def test_root_option_means_no_roots_request():

@@ -29,13 +29,18 @@ SERVER_PY_TESTS = \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
-	tests/proc_start.py
-TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/json_schema.sh \
+	tests/proc_start.py \
+	tests/mcp_modern.py
+# Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
+# them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28.
+MCP_CLIENT_TESTS = tests/mcp_sdk.sh tests/mcp_client.sh
+TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/json_schema.sh \
 	tests/server_callgraph.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh tests/server_lib.py \
-	$(SERVER_PY_TESTS) tests/mcp_sdk.sh tests/mcp_sdk.mjs tests/json_schema.sh tests/json_schema.mjs
+	$(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/mcp_sdk.mjs tests/mcp_client.mjs tests/mcp_lib.mjs \
+	tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs
 
 # The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure); they ship
 # with their client. Their figures are in the README.

@@ -22,13 +22,16 @@ static void message_freed(void *ctx, size_t bytes)
 	session_room(srv);
 }
 
-/* The row for a method name in the table of the protocol the session speaks; a verb's name finds
- * the protocol's verb row (if it has one) and sets *verb. NULL if nothing answers to name. */
-static const method_t *find_row(server_t *srv, const char *name, const hermes_verb_desc_t **verb)
+/* The row for a method name in the table of the protocol the session speaks (the table the
+ * protocol picks for this call, if it has several: MCP's eras); a verb's name finds the protocol's
+ * verb row (if it has one) and sets *verb. NULL if nothing answers to name. */
+static const method_t *find_row(server_t *srv, const call_t *c, const char *name,
+                                const hermes_verb_desc_t **verb)
 {
 	const hermes_protocol_desc_t *p = srv->protocols[srv->protocol];
+	const method_t *table = p->table_for ? p->table_for(c) : p->methods;
 	*verb = NULL;
-	for (const method_t *m = p->methods; m->name; m++)
+	for (const method_t *m = table; m->name; m++)
 		if (strcmp(m->name, name) == 0)
 			return m;
 	if (p->verb_row == NULL)
@@ -113,7 +116,7 @@ static void handle_object(server_t *srv, hermes_channel_t *ch, message_t *msg,
 			hermes_log(HERMES_LOG_DEBUG, "request %s (id %s)", c.m.method, c.m.id);
 		else
 			hermes_log(HERMES_LOG_DEBUG, "notification %s", c.m.method);
-		const method_t *row = find_row(srv, c.m.method, &c.verb);
+		const method_t *row = find_row(srv, &c, c.m.method, &c.verb);
 		if (row == NULL) {
 			char message[512];
 			snprintf(message, sizeof message, "method not found: '%.400s'", c.m.method);

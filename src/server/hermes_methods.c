@@ -36,7 +36,7 @@ static const method_t methods[] = {
 
 static const method_t verb_row = {"(verb)", method_verb, EITHER, true, false, true};
 
-const hermes_protocol_desc_t hermes_protocol_hermes = {methods, &verb_row, NULL};
+const hermes_protocol_desc_t hermes_protocol_hermes = {methods, &verb_row, NULL, NULL, NULL};
 
 /* The reply of a verb run: its result, -32602 for arguments that do not decode, -32800 once
  * cancelled (with what the verb had done as data.result). */

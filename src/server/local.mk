@@ -21,6 +21,7 @@ libhermes_server_la_SOURCES = \
 	src/server/workspace.c \
 	src/server/message.c src/server/message.h \
 	src/server/jsonrpc.c src/server/jsonrpc.h \
+	src/server/mcp_meta.c src/server/mcp_meta.h \
 	src/server/pool.c src/server/pool.h \
 	src/server/log.c src/server/log.h
 libhermes_server_la_LIBADD = libhermes_core.la

@@ -1,7 +1,9 @@
-/* server/mcp.c: the Model Context Protocol module (revisions 2025-11-25, 2025-06-18, 2025-03-26
- * and 2024-11-05): its method table, and its session methods: initialize and its version
- * negotiation, ping, logging, cancellation by notification, and the workspace taken from the
- * client's roots. The tools are in mcp_tools.c. */
+/* server/mcp.c: the Model Context Protocol module, both eras on one session: the stateless
+ * 2026-07-28 revision, chosen per request by its _meta (server/discover, and the tools), and the
+ * 2025 revisions (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05) after initialize. Its method
+ * tables, and the session methods of the 2025 era: initialize and its version negotiation, ping,
+ * logging, cancellation by notification, and the workspace taken from the client's roots. The
+ * tools are in mcp_tools.c. */
 #include <config.h>
 
 #include <stdio.h>
@@ -15,8 +17,9 @@
 #include "server/mcp.h"
 #include "server/state.h"
 
-/* Newest first: a client asking for another gets the newest. */
-static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
+/* The 2025 revisions an initialize may negotiate, newest first (a client asking for another gets
+ * the newest): those of hermes_mcp_versions after 2026-07-28. */
+static const char *const *const versions = hermes_mcp_versions + 1;
 
 static const char instructions[] =
 	"Hermes gives you typed, confined access to one workspace directory. Paths are relative to "
@@ -28,9 +31,8 @@ static const char instructions[] =
 	"redirections); its output goes to files you read with fs_readRange. A failed tool call says "
 	"why in errorCode and errorMessage.";
 
-/* MCP's logging levels, as syslog's; ours map onto them. */
-static const char *const mcp_levels[] = {"debug", "info", "notice", "warning", "error",
-                                          "critical", "alert", "emergency"};
+/* MCP's logging levels are syslog's (hermes_mcp_level_names); ours map onto them. */
+static const char *const *const mcp_levels = hermes_mcp_level_names;
 enum { MCP_WARNING = 3, MCP_ERROR = 4 };
 
 void hermes_mcp_log(void *ctx, hermes_log_level_t level, const char *message)
@@ -86,7 +88,7 @@ static void mcp_initialize(server_t *srv, call_t *c)
 		return;
 	}
 	const char *version = versions[0];
-	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+	for (size_t i = 0; i < hermes_mcp_version_count - 1; i++)
 		if (strcmp(pv->str, versions[i]) == 0)
 			version = versions[i];
 	const hermes_json_t *caps = hermes_json_member(p, "capabilities");
@@ -139,12 +141,11 @@ static void mcp_ping(server_t *srv, call_t *c)
 static void mcp_set_level(server_t *srv, call_t *c)
 {
 	const hermes_json_t *level = hermes_json_member(c->m.params, "level");
-	for (int i = 0; hermes_json_is_c_string(level) && i < 8; i++) {
-		if (strcmp(level->str, mcp_levels[i]) == 0) {
-			atomic_store(&srv->mcp_log_level, i);
-			hermes_reply_result(c, strdup("{}"));
-			return;
-		}
+	int i = hermes_json_is_c_string(level) ? hermes_mcp_level(level->str) : -1;
+	if (i >= 0) {
+		atomic_store(&srv->mcp_log_level, i);
+		hermes_reply_result(c, strdup("{}"));
+		return;
 	}
 	hermes_reply_invalid_params(c, "level", "InvalidArguments",
 	                            "level must be one of debug, info, notice, warning, error, critical, "
@@ -209,7 +210,9 @@ static void use_root(server_t *srv, const char *root)
 	hermes_log(HERMES_LOG_INFO, "workspace (the client's first root): %s", hermes_executor_root(ex));
 }
 
-/* A response from the client (to roots/list). */
+/* A response from the client (to roots/list): its first file:// root is the workspace; with
+ * none (an empty list, only other schemes, an error), --root or the current directory, as for a
+ * client without roots. The tool calls that waited go on. */
 static void mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 {
 	if (srv->roots_request == NULL || c->m.id == NULL || strcmp(c->m.id, srv->roots_request) != 0) {
@@ -232,13 +235,57 @@ static void mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 		use_root(srv, path);
 		free(path);
 	} else if (srv->ex == NULL) {
-		free(srv->workspace_error);
-		srv->workspace_error = strdup(
-			hermes_json_member(obj, "error")
-			? "no workspace: the client answered roots/list with an error; start hermes mcp with --root DIR"
-			: "no workspace: the client's roots/list named no file:// root; start hermes mcp with --root DIR");
-		hermes_log(HERMES_LOG_WARN, "%s", srv->workspace_error ? srv->workspace_error : "no workspace");
+		char why[1024];
+		const char *what = hermes_json_member(obj, "error") ? "answered roots/list with an error"
+		                   : roots && roots->type == HERMES_JSON_ARRAY && roots->count == 0
+		                   ? "has no roots (an empty roots/list)" : "named no file:// root";
+		if (hermes_server_workspace(srv, why, sizeof why) == 0)
+			hermes_log(HERMES_LOG_WARN, "the client %s: the workspace is %s", what,
+			           hermes_executor_root(srv->ex));
+		else
+			hermes_log(HERMES_LOG_WARN, "the client %s, and %s", what, why);
 	}
+	hermes_mcp_tools_unpark(srv, NULL);
+}
+
+/* The deadline of the tool calls waiting for roots/list; at the end of input they wait no more. */
+static void mcp_tick(server_t *srv, int *timeout_ms)
+{
+	if (srv->parked == NULL)
+		return;
+	int64_t left = srv->roots_deadline - hermes_mcp_clock_ms();
+	if (srv->eof || srv->stop_reading || srv->graceful || left <= 0) {
+		char why[256];
+		snprintf(why, sizeof why, "no workspace: the client %s roots/list within %d s (start "
+		         "hermes mcp with --root DIR)", left <= 0 ? "did not answer" : "ended before answering",
+		         HERMES_MCP_ROOTS_WAIT_MS / 1000);
+		hermes_log(HERMES_LOG_WARN, "%s", why);
+		hermes_mcp_tools_unpark(srv, why);
+		return;
+	}
+	if (*timeout_ms < 0 || left < *timeout_ms)
+		*timeout_ms = (int)left;
+}
+
+/* server/discover (2026-07-28): the versions, capabilities and instructions, made complete. */
+static void mcp_discover(server_t *srv, call_t *c)
+{
+	(void)srv;
+	hermes_mcp_meta_t meta;
+	if (!hermes_mcp_modern_begin(c, &meta))
+		return;
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_puts(&b, "{\"supportedVersions\":[");
+	for (size_t i = 0; i < hermes_mcp_version_count; i++) {
+		if (i)
+			hermes_buf_putc(&b, ',');
+		hermes_buf_json_string(&b, hermes_mcp_versions[i], strlen(hermes_mcp_versions[i]));
+	}
+	hermes_buf_puts(&b, "],\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
+	                "\"instructions\":");
+	hermes_buf_json_string(&b, instructions, strlen(instructions));
+	hermes_buf_puts(&b, "}");
+	hermes_mcp_reply_complete(c, hermes_buf_finish(&b), true);
 }
 
 #define REQUEST HERMES_METHOD_REQUEST
@@ -259,4 +306,26 @@ static const method_t methods[] = {
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };
 
-const hermes_protocol_desc_t hermes_protocol_mcp = {methods, NULL, mcp_response};
+/* 2026-07-28: every request stands alone (no initialize); the revision removed ping,
+ * logging/setLevel and the roots notifications. */
+/* name                                handler                       sent as       before init  after shutdown  workspace */
+static const method_t modern_methods[] = {
+	{"server/discover",                  mcp_discover,                 REQUEST,      true,        true,           false},
+	{"tools/list",                       hermes_mcp_modern_tools_list, REQUEST,      true,        false,          true},
+	{"tools/call",                       hermes_mcp_modern_tools_call, REQUEST,      true,        false,          false},
+	{"notifications/cancelled",          mcp_cancelled,                NOTIFICATION, true,        true,           false},
+	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
+};
+
+/* The era of a call: 2026-07-28 if its _meta names a protocol version or client capabilities
+ * (or it is server/discover, which only that era has); else the 2025 session's. */
+static const method_t *table_for(const call_t *c)
+{
+	if (strcmp(c->m.method, "server/discover") == 0)
+		return modern_methods;
+	const hermes_json_t *meta = hermes_json_member(c->m.params, "_meta");
+	return hermes_json_member(meta, HERMES_MCP_META_VERSION) ||
+	       hermes_json_member(meta, HERMES_MCP_META_CAPABILITIES) ? modern_methods : methods;
+}
+
+const hermes_protocol_desc_t hermes_protocol_mcp = {methods, NULL, mcp_response, table_for, mcp_tick};

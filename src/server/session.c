@@ -74,6 +74,7 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 		free(srv);
 		return NULL;
 	}
+	srv->roots_deadline = -1;
 	hermes_log_set_hook(hermes_mcp_log, srv);
 	hermes_log(HERMES_LOG_INFO, "session: %d worker(s)", jobs);
 	return srv;
@@ -299,6 +300,9 @@ bool hermes_session_finished(hermes_session_t *srv, int *timeout_ms)
 	bool idle = srv->active_count == 0;
 	pthread_mutex_unlock(&srv->lock);
 	*timeout_ms = grace(srv, winding, idle);
+	const hermes_protocol_desc_t *p = srv->protocols[srv->protocol];
+	if (p->tick)
+		p->tick(srv, timeout_ms);
 	return ending && idle;
 }
 

@@ -10,7 +10,7 @@
  *                 -> output.c (the writer thread) -> framing.c (bytes <-> messages)
  *   session API: session.c (new/end/free, messages in, end of input, signals, bounds, grace)
  *   protocols:   hermes_methods.c -> hermes_lifecycle.c, hermes_introspect.c   (Hermes JSON-RPC)
- *                mcp.c -> mcp_tools.c                                          (MCP)
+ *                mcp.c -> mcp_tools.c -> mcp_meta.c (2026 _meta, complete results)  (MCP)
  *                side by side: neither calls the other; each has its method table
  *   the core:    dispatch.c (a message -> its rows -> the handlers)
  *                 -> requests.c (verb calls on the worker pool)

@@ -88,11 +88,16 @@ typedef struct request {
 
 /* What a protocol module gives the core: its method table (ended by a row with name NULL), the
  * row verbs called by their own name answer to (NULL: they are not methods), and what to do with
- * a response from the client (NULL: ignored). */
+ * a response from the client (NULL: ignored). A protocol with several tables (MCP: the 2026 era's
+ * stateless requests beside the 2025 session) picks the one for a call with table_for (NULL:
+ * always methods). tick (NULL: none) is called by the transport's loop (hermes_session_finished,
+ * reader thread) for the protocol's own deadlines; it may lower *timeout_ms (-1: none). */
 typedef struct hermes_protocol_desc {
 	const struct method *methods;
 	const struct method *verb_row;
 	void (*response)(struct server *srv, call_t *c, const hermes_json_t *obj);
+	const struct method *(*table_for)(const call_t *c);
+	void (*tick)(struct server *srv, int *timeout_ms);
 } hermes_protocol_desc_t;
 
 typedef struct retired {
@@ -136,6 +141,9 @@ typedef struct server {
 	bool roots_pending;             /* tool calls wait for the answer to roots/list */
 	char *roots_request;            /* the id text of the roots/list request in flight */
 	unsigned next_request_id;       /* requests the server sends */
+	struct parked *parked;          /* tool calls waiting for the answer to roots/list */
+	size_t n_parked;
+	int64_t roots_deadline;         /* when they stop waiting (monotonic ms); -1: none */
 	atomic_int mcp_log_level;       /* notifications/message at or above this MCP level
 	                                   (0 debug .. 7 emergency; above 7 until MCP begins) */
 

@@ -1,0 +1,130 @@
+// tests/mcp_client.mjs: hermes mcp under the official TypeScript SDK v2 client, as a 2026-07-28
+// host uses it: the revision pinned and on `auto` (the server/discover probe), over stdio and over
+// Streamable HTTP; every tool listed and called, each structuredContent checked against its
+// outputSchema, every message hermes sends checked against the 2026-07-28 JSON Schema; isError
+// for bad arguments, an unknown tool refused, progress, cancellation (a notification on stdio, the
+// closed response stream on HTTP). Run by tests/mcp_client.sh.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import fs from 'node:fs';
+import path from 'node:path';
+import assert from 'node:assert/strict';
+import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
+         schemaValidator, watch, httpBuilt } from './mcp_lib.mjs';
+
+const dir = process.env.MCP_CLIENT_DIR;
+const hermes = process.env.HERMES;
+const http = httpBuilt(hermes);
+const req = createRequire(path.join(dir, 'package.json'));
+const load = async (m) => import(pathToFileURL(req.resolve(m)).href);
+const sdk = await load('@modelcontextprotocol/client');
+const { StdioClientTransport } = await load('@modelcontextprotocol/client/stdio');
+const validate = schemaValidator(req, '2026-07-28');
+const Ajv2020 = req('ajv/dist/2020').default;
+
+// A connected client: transport 'stdio' or 'http', mode { pin: '2026-07-28' } or 'auto'.
+async function connect(kind, mode, ws, args = []) {
+	let transport, server;
+	if (kind === 'stdio') {
+		transport = new StdioClientTransport({ command: hermes, args: ['mcp', '--root', ws, ...args],
+		                                       stderr: 'pipe' });
+	} else {
+		server = await startHttp(hermes, ['--root', ws, ...args]);
+		transport = new sdk.StreamableHTTPClientTransport(new URL(server.url));
+	}
+	const seen = watch(transport, validate);
+	const client = new sdk.Client({ name: 'hermes-mcp-client-test', version: '1' },
+	                              { versionNegotiation: { mode } });
+	await client.connect(transport);
+	return { client, seen, close: async () => { await client.close(); if (server) await server.stop(); } };
+}
+
+const kinds = http ? ['stdio', 'http'] : ['stdio'];
+if (!http) console.log('SKIP (part): this hermes has no Streamable HTTP (configure --without-http): stdio only');
+
+for (const kind of kinds) {
+	for (const mode of [{ pin: '2026-07-28' }, 'auto']) {
+		const label = `${kind}, ${typeof mode === 'string' ? mode : 'pinned to ' + mode.pin}`;
+
+		await test(`${label}: the 2026-07-28 era, every tool called, every message valid`, async () => {
+			const ws = workspace();
+			prepare(ws);
+			const { client, seen, close } = await connect(kind, mode, ws);
+			assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
+			const d = client.getDiscoverResult();
+			assert.ok(d, 'no DiscoverResult');
+			assert.deepEqual(d.supportedVersions.slice(0, 2), ['2026-07-28', '2025-11-25']);
+			assert.ok(d.capabilities.tools, JSON.stringify(d.capabilities));
+			assert.equal(client.getServerVersion().name, 'hermes');
+			assert.ok(client.getInstructions().includes('workspace'));
+			const { tools } = await client.listTools();
+			assert.ok(tools.length >= 14, `${tools.length} tools`);
+			const again = await client.listTools({}, { cacheMode: 'bypass' });
+			assert.deepEqual(again.tools.map((t) => t.name), tools.map((t) => t.name), 'a fixed order');
+			const ajv = new Ajv2020({ strict: false, allErrors: true });
+			for (const t of tools) {
+				assert.match(t.name, /^[a-zA-Z0-9_-]{1,64}$/);
+				const r = await client.callTool({ name: t.name, arguments: argumentsFor(t) });
+				assert.equal(typeof r.isError, 'boolean', t.name);
+				assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, t.name);
+				const v = ajv.compile(t.outputSchema);
+				assert.ok(v(r.structuredContent), `${t.name}: ${JSON.stringify(v.errors)}`);
+				if (mustSucceed.includes(t.name))
+					assert.equal(r.isError, false, `${t.name}: ${r.content[0].text}`);
+			}
+			assert.equal(fs.readFileSync(path.join(ws, 'w.txt'), 'utf8'), 'written\n');
+			const bad = await client.callTool({ name: 'fs_readRange', arguments: { path: 'a.txt', startLine: 'two' } });
+			assert.equal(bad.isError, true);
+			assert.match(bad.content[0].text, /startLine/);
+			await assert.rejects(client.callTool({ name: 'fs_teleport', arguments: {} }), /fs_teleport/);
+			const modern = seen.messages.filter((m) => m.result);
+			assert.ok(modern.length > tools.length, `${modern.length} results seen`);
+			for (const m of modern) {
+				assert.equal(m.result.resultType, 'complete', JSON.stringify(m).slice(0, 200));
+				assert.equal(m.result._meta['io.modelcontextprotocol/serverInfo'].name, 'hermes');
+			}
+			assert.deepEqual(seen.problems, []);
+			await close();
+		});
+
+		await test(`${label}: progress rises, then the result`, async () => {
+			const ws = workspace();
+			const { client, seen, close } = await connect(kind, mode, ws);
+			const progress = [];
+			const r = await client.callTool({ name: 'proc_run', arguments: {
+				executable: 'sh', arguments: ['-c', 'sleep 0.7'] } }, { onprogress: (p) => progress.push(p.progress) });
+			assert.equal(r.isError, false);
+			assert.ok(progress.length >= 3, JSON.stringify(progress));
+			for (let i = 1; i < progress.length; i++)
+				assert.ok(progress[i] > progress[i - 1], JSON.stringify(progress));
+			assert.deepEqual(seen.problems, []);
+			await close();
+		});
+
+		await test(`${label}: an aborted call stops its program within 1 s`, async () => {
+			const ws = workspace();
+			const { client, close } = await connect(kind, mode, ws);
+			const abort = new AbortController();
+			const call = client.callTool({ name: 'proc_run', arguments: {
+				executable: 'sh', arguments: ['-c', 'echo $$ > pid; exec sleep 30'] } },
+				{ signal: abort.signal, timeout: 60000 });
+			const pidFile = path.join(ws, 'pid');
+			for (let i = 0; i < 500 && !(fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim()); i++)
+				await sleep(10);
+			const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+			assert.ok(alive(pid));
+			const t0 = Date.now();
+			abort.abort('test');
+			await assert.rejects(call);
+			while (alive(pid) && Date.now() - t0 < 3000)
+				await sleep(10);
+			assert.ok(!alive(pid), 'sleep 30 still running');
+			assert.ok(Date.now() - t0 < 1000, `gone after ${Date.now() - t0} ms`);
+			const r = await client.callTool({ name: 'fs_exists', arguments: { path: 'pid' } });
+			assert.equal(r.structuredContent.exists, true);
+			await close();
+		});
+	}
+}
+
+finish();

@@ -1,0 +1,173 @@
+// tests/mcp_lib.mjs: what the tests driving hermes with real MCP clients share (mcp_sdk.mjs, SDK v1,
+// 2025 era; mcp_client.mjs, SDK v2, 2026-07-28): a tiny test runner, a workspace with known files,
+// good arguments for every tool, `hermes mcp --listen` started on a free loopback port, and the
+// MCP JSON Schemas (tests/data/mcp-schema) to validate what hermes sends.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+let failed = 0, ran = 0;
+export async function test(name, fn) {
+	const t0 = Date.now();
+	ran++;
+	try {
+		await fn();
+		console.log(`PASS: ${name} (${((Date.now() - t0) / 1000).toFixed(2)} s)`);
+	} catch (e) {
+		failed++;
+		console.log(`FAIL: ${name}\n${e && e.stack || e}`);
+	}
+}
+export function finish() {
+	console.log(`${ran} test(s), ${failed} failed`);
+	process.exit(failed ? 1 : 0);
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export const alive = (pid) => {
+	try {
+		return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z';
+	} catch { return false; }
+};
+
+export function workspace() {
+	return fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-client.'));
+}
+
+// Files the known arguments below use.
+export function prepare(ws) {
+	fs.writeFileSync(path.join(ws, 'a.txt'), 'one\ntwo\nthree\n');
+	fs.writeFileSync(path.join(ws, 'gone.txt'), 'x\n');
+	fs.writeFileSync(path.join(ws, 'm.txt'), 'x\n');
+	fs.mkdirSync(path.join(ws, 'olddir', 'deep'), { recursive: true });
+	fs.writeFileSync(path.join(ws, 'olddir', 'deep', 'f'), 'x\n');
+}
+
+// Tools that must succeed with the arguments below (in a prepared workspace).
+export const mustSucceed = ['fs_exists', 'fs_readRange', 'fs_writeFile', 'fs_copyFile', 'proc_run',
+	'fs_listDir', 'sys_machineInfo', 'fs_search', 'fs_glob', 'fs_deleteDirectory'];
+
+// Arguments for every tool: good ones for the verbs this test knows, else made from the schema
+// (the verb may then fail: its failed result must still match the outputSchema).
+export function argumentsFor(tool) {
+	const known = {
+		fs_exists: { path: 'a.txt' },
+		fs_readFile: { path: 'a.txt' },
+		fs_readRange: { path: 'a.txt', startLine: 1, endLine: 2 },
+		fs_writeFile: { path: 'w.txt', content: 'written\n' },
+		fs_writeRange: { path: 'a.txt', startLine: 1, endLine: 1, content: 'ONE\n' },
+		fs_deleteFile: { path: 'gone.txt' },
+		fs_moveFile: { sourcePath: 'm.txt', destinationPath: 'moved/m.txt' },
+		fs_copyFile: { sourcePath: 'a.txt', destinationPath: 'copy.txt' },
+		fs_createDirectory: { path: 'newdir/sub' },
+		fs_deleteDirectory: { path: 'olddir' },
+		fs_lineCount: { path: 'a.txt' },
+		fs_listDir: { path: '.' },
+		fs_search: { pattern: 'two' },
+		fs_glob: { pattern: '**/*.txt' },
+		proc_run: { executable: 'echo', arguments: ['hi'] },
+		sys_machineInfo: {},
+	};
+	if (known[tool.name]) return known[tool.name];
+	const out = {};
+	const props = tool.inputSchema.properties || {};
+	for (const name of tool.inputSchema.required || []) {
+		const t = props[name] && props[name].type;
+		out[name] = t === 'integer' ? 1 : t === 'boolean' ? false : t === 'array' ? [] : 'a.txt';
+	}
+	return out;
+}
+
+// Whether this hermes serves Streamable HTTP (hermes mcp --listen; not with configure
+// --without-http, where make check sets HERMES_HTTP=no).
+export function httpBuilt(hermes) {
+	if (process.env.HERMES_HTTP === 'no') return false;
+	return spawnSync(hermes, ['mcp', '--help'], { encoding: 'utf8' }).stdout.includes('--listen=');
+}
+
+// Starts `hermes mcp --listen=127.0.0.1:0 ARGS...`; resolves to { url, proc, stop() } once it
+// says on stderr where it listens.
+export function startHttp(hermes, args = [], { cwd, env } = {}) {
+	return new Promise((resolve, reject) => {
+		const proc = spawn(hermes, ['mcp', '--listen=127.0.0.1:0', ...args],
+		                   { cwd, env: env || process.env, stdio: ['ignore', 'ignore', 'pipe'] });
+		let err = '';
+		const timer = setTimeout(() => reject(new Error(`no "listening on" in 5 s: ${err}`)), 5000);
+		proc.stderr.setEncoding('utf8');
+		proc.stderr.on('data', (d) => {
+			err += d;
+			const m = /listening on (http:\/\/\S+)/.exec(err);
+			if (m && timer) {
+				clearTimeout(timer);
+				resolve({ url: m[1], proc, stderr: () => err,
+				          stop: () => new Promise((r) => {
+						  if (proc.exitCode !== null) return r(proc.exitCode);
+						  proc.on('exit', (code) => r(code));
+						  proc.kill('SIGTERM');
+					  }) });
+			}
+		});
+		proc.on('exit', (code) => reject(new Error(`hermes exited (${code}): ${err}`)));
+	});
+}
+
+// validate(defName, value): throws naming the definition and ajv's errors unless value matches
+// $defs[defName] of the revision's schema.
+export function schemaValidator(req, revision) {
+	const Ajv2020 = req('ajv/dist/2020').default;
+	const addFormats = req('ajv-formats').default || req('ajv-formats');
+	const ajv = new Ajv2020({ strict: false, allErrors: true });
+	addFormats(ajv);
+	const file = path.join(process.env.top_srcdir || '.', 'tests/data/mcp-schema', revision, 'schema.json');
+	ajv.addSchema(JSON.parse(fs.readFileSync(file, 'utf8')), 'mcp');
+	const cache = new Map();
+	return (def, value) => {
+		let v = cache.get(def);
+		if (!v) cache.set(def, v = ajv.getSchema(`mcp#/$defs/${def}`));
+		if (!v) throw new Error(`no $defs/${def} in the ${revision} schema`);
+		if (!v(value))
+			throw new Error(`not a ${def} (${revision}): ${ajv.errorsText(v.errors)}\n${JSON.stringify(value).slice(0, 600)}`);
+	};
+}
+
+// Records what a transport carries: every message hermes sends is checked against the revision's
+// schema (results by the method of the request they answer), failures collected in .problems.
+export function watch(transport, validate) {
+	const methods = new Map();
+	const seen = { problems: [], messages: [] };
+	const send = transport.send.bind(transport);
+	transport.send = (m, o) => {
+		if (m.id !== undefined && m.method) methods.set(m.id, m.method);
+		return send(m, o);
+	};
+	let inner;
+	Object.defineProperty(transport, 'onmessage', {
+		configurable: true,
+		get() { return inner && ((m, extra) => { check(m); return inner(m, extra); }); },
+		set(f) { inner = f; },
+	});
+	const resultDef = { 'server/discover': 'DiscoverResult', 'tools/list': 'ListToolsResult',
+	                    'tools/call': 'CallToolResult', initialize: 'InitializeResult' };
+	const noteDef = { 'notifications/progress': 'ProgressNotification',
+	                  'notifications/message': 'LoggingMessageNotification' };
+	function check(m) {
+		seen.messages.push(m);
+		try {
+			if (m.error) validate('JSONRPCErrorResponse', m);
+			else if (m.result !== undefined) {
+				validate('JSONRPCResultResponse', m);
+				const def = resultDef[methods.get(m.id)];
+				if (def) validate(def, m.result);
+			} else if (m.method && m.id === undefined) {
+				validate('JSONRPCNotification', m);
+				if (noteDef[m.method]) validate(noteDef[m.method], m);
+			} else if (m.method) {
+				validate('JSONRPCRequest', m);
+			}
+		} catch (e) {
+			seen.problems.push(e.message);
+		}
+	}
+	return seen;
+}
