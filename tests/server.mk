@@ -30,10 +30,11 @@ SERVER_PY_TESTS = \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
 	tests/proc_start.py \
-	tests/mcp_modern.py
+	tests/mcp_modern.py \
+	tests/mcp_http.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
-# them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28.
-MCP_CLIENT_TESTS = tests/mcp_sdk.sh tests/mcp_client.sh
+# them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP.
+MCP_CLIENT_TESTS = tests/mcp_sdk.sh tests/mcp_client.sh tests/mcp_conformance.sh
 TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/json_schema.sh \
 	tests/server_callgraph.sh
 TEST_EXTENSIONS += .py

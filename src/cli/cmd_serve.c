@@ -9,20 +9,33 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "server/server.h"
+#ifdef HAVE_HTTP
+#include "server/http.h"
+#endif
 
 static void help_mcp(void)
 {
 	printf("Usage: hermes mcp [OPTION]...\n"
-	       "Serve the Model Context Protocol (revisions 2025-11-25, 2025-06-18, 2025-03-26 and\n"
-	       "2024-11-05) on standard input and output, one JSON message per line: one tool per\n"
-	       "verb (fs_readRange, proc_run, ...), with JSON Schemas, progress and cancellation.\n"
+	       "Serve the Model Context Protocol (revision 2026-07-28 per request, and 2025-11-25,\n"
+	       "2025-06-18, 2025-03-26, 2024-11-05 after initialize) on standard input and output,\n"
+	       "one JSON message per line, or with --listen over Streamable HTTP: one tool per verb\n"
+	       "(fs_readRange, proc_run, ...), with JSON Schemas, progress and cancellation.\n"
 	       "Diagnostics go to standard error.\n"
 	       "\n"
 	       "Options:\n"
+	       "      --listen=ADDRESS        serve Streamable HTTP at http://ADDRESS/mcp instead:\n"
+	       "                              HOST:PORT, [IPV6]:PORT or unix:PATH (a Unix socket)\n"
+	       "      --auth-token-file=FILE  require Authorization: Bearer <the file's content>\n"
+	       "                              (needed unless ADDRESS is loopback or a Unix socket)\n"
+	       "      --allow-origin=ORIGIN   also serve browsers from ORIGIN (repeatable; loopback\n"
+	       "                              origins always are)\n"
+	       "      --http-timeout=SECONDS  for a request's headers and body, and an idle\n"
+	       "                              connection (default 30)\n"
+	       "      --max-connections=N     connections at once (default 64)\n"
 	       "      --jobs=N                tool calls run in parallel (default: processor count)\n"
 	       "      --grace-seconds=N       at the end of the session, work still running gets N\n"
 	       "                              seconds (default 5), then it is cancelled\n"
-	       "      --max-message-bytes=N   largest message accepted (default 64M)\n"
+	       "      --max-message-bytes=N   largest message accepted (default 64M; 4M over HTTP)\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
@@ -73,7 +86,8 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 {
 	enum {
 		OPT_FRAMING = HERMES_OPT_COMMAND, OPT_PROTOCOL, OPT_MAX_MESSAGE_BYTES, OPT_JOBS,
-		OPT_LOG_LEVEL, OPT_GRACE
+		OPT_LOG_LEVEL, OPT_GRACE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_ALLOW_ORIGIN, OPT_HTTP_TIMEOUT,
+		OPT_MAX_CONNECTIONS
 	};
 	static const struct option serve_opts[] = {
 		{"framing", required_argument, NULL, OPT_FRAMING},
@@ -88,6 +102,11 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	};
 	/* hermes mcp: the same but --framing and --protocol (MCP's stdio is one message per line) */
 	static const struct option mcp_opts[] = {
+		{"listen", required_argument, NULL, OPT_LISTEN},
+		{"auth-token-file", required_argument, NULL, OPT_TOKEN_FILE},
+		{"allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN},
+		{"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
+		{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
 		{"max-message-bytes", required_argument, NULL, OPT_MAX_MESSAGE_BYTES},
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"grace-seconds", required_argument, NULL, OPT_GRACE},
@@ -110,6 +129,10 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	opts.in_fd = STDIN_FILENO;
 	opts.out_fd = STDOUT_FILENO;
 
+	/* hermes mcp --listen */
+	const char *listen = NULL, *token_file = NULL, *origins[16];
+	size_t n_origins = 0;
+	int http_timeout = 0, max_connections = 0;
 	int c, k;
 	int64_t n;
 	hermes_getopt_begin();
@@ -152,6 +175,30 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 				                          "from 0 to 86400)", v);
 			opts.grace_seconds = (int)n;
 			break;
+		case OPT_LISTEN:
+			listen = v;
+			break;
+		case OPT_TOKEN_FILE:
+			token_file = v;
+			break;
+		case OPT_ALLOW_ORIGIN:
+			if (n_origins == sizeof origins / sizeof origins[0] || strstr(v, "://") == NULL)
+				return hermes_usage_error(cmd, "invalid --allow-origin '%s' (expected an origin "
+				                          "such as https://app.example, at most 16 of them)", v);
+			origins[n_origins++] = v;
+			break;
+		case OPT_HTTP_TIMEOUT:
+			if (hermes_parse_count(v, 1, 3600, &n))
+				return hermes_usage_error(cmd, "invalid --http-timeout '%s' (expected seconds "
+				                          "from 1 to 3600)", v);
+			http_timeout = (int)n;
+			break;
+		case OPT_MAX_CONNECTIONS:
+			if (hermes_parse_count(v, 1, 4096, &n))
+				return hermes_usage_error(cmd, "invalid --max-connections '%s' (expected a "
+				                          "number from 1 to 4096)", v);
+			max_connections = (int)n;
+			break;
 		case OPT_LOG_LEVEL:
 			if ((k = pick(v, levels, 5)) < 0)
 				return hermes_usage_error(cmd, "invalid --log-level '%s' (expected error, "
@@ -176,6 +223,19 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		if (!ex)
 			return HERMES_EXIT_USAGE;
 		hermes_executor_free(ex);
+	}
+	if (listen == NULL && (token_file || n_origins || http_timeout || max_connections))
+		return hermes_usage_error(cmd, "--auth-token-file, --allow-origin, --http-timeout and "
+		                          "--max-connections go with --listen");
+	if (listen) {
+#ifdef HAVE_HTTP
+		hermes_http_options_t http = {listen, token_file, origins, n_origins, http_timeout,
+		                              max_connections};
+		return hermes_http_run(&opts, &http);
+#else
+		return hermes_usage_error(cmd, "--listen: this hermes was built without Streamable HTTP "
+		                          "(configure --without-http); rebuild with libmicrohttpd");
+#endif
 	}
 	return hermes_server_run(&opts);
 }

@@ -142,7 +142,9 @@ void hermes_reply_cancelled(hermes_reply_t *r, const char *id, const char *resul
 	}
 }
 
-size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how)
+/* Cancels the requests whose id key matches (key NULL: any) answering on ch (NULL: any). */
+static size_t cancel_matching(server_t *srv, const char *key, size_t key_len, hermes_channel_t *ch,
+                              unsigned how)
 {
 	request_t *dropped = NULL;
 	size_t n = 0;
@@ -150,6 +152,8 @@ size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, un
 	for (request_t *r = srv->active; r; r = r->next) {
 		if (key && (r->id_key == NULL || r->id_key_len != key_len ||
 		            memcmp(r->id_key, key, key_len) != 0))
+			continue;
+		if (ch && r->ch != ch)
 			continue;
 		if ((how & HERMES_CANCEL_LONG_ONLY) && !r->job.blocking)
 			continue;
@@ -175,4 +179,14 @@ size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, un
 		dropped = next;
 	}
 	return n;
+}
+
+size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how)
+{
+	return cancel_matching(srv, key, key_len, NULL, how);
+}
+
+size_t hermes_inflight_cancel_channel(server_t *srv, hermes_channel_t *ch, unsigned how)
+{
+	return cancel_matching(srv, NULL, 0, ch, how);
 }

@@ -22,7 +22,14 @@ libhermes_server_la_SOURCES = \
 	src/server/message.c src/server/message.h \
 	src/server/jsonrpc.c src/server/jsonrpc.h \
 	src/server/mcp_meta.c src/server/mcp_meta.h \
+	src/server/http_check.c src/server/http_check.h \
 	src/server/pool.c src/server/pool.h \
 	src/server/log.c src/server/log.h
 libhermes_server_la_LIBADD = libhermes_core.la
+# Streamable HTTP (hermes mcp --listen), unless configured --without-http
+if HAVE_HTTP
+libhermes_server_la_SOURCES += src/server/http.c src/server/http.h \
+	src/server/mhd_lib.c src/server/mhd_lib.h
+endif
+EXTRA_DIST += src/server/http.c src/server/http.h src/server/mhd_lib.c src/server/mhd_lib.h
 dist_doc_DATA += src/server/PROTOCOL.md

@@ -75,7 +75,8 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 		return NULL;
 	}
 	srv->roots_deadline = -1;
-	hermes_log_set_hook(hermes_mcp_log, srv);
+	if (!opts->no_log_hook)
+		hermes_log_set_hook(hermes_mcp_log, srv);
 	hermes_log(HERMES_LOG_INFO, "session: %d worker(s)", jobs);
 	return srv;
 }
@@ -88,7 +89,8 @@ void hermes_session_end(hermes_session_t *srv)
 	hermes_pool_free(srv->pool);
 	srv->pool = NULL;
 	hermes_inflight_shutdown(srv, srv->channel, NULL); /* shutdown replies still owed, if any */
-	hermes_log_set_hook(NULL, NULL);
+	if (!srv->opts.no_log_hook)
+		hermes_log_set_hook(NULL, NULL);
 }
 
 void hermes_session_free(hermes_session_t *srv)
@@ -177,6 +179,13 @@ void hermes_session_wind_down(hermes_session_t *srv)
 {
 	stop_taking_work(srv, 0);
 	srv->graceful = true;
+}
+
+void hermes_session_cancel_channel(hermes_session_t *srv, hermes_channel_t *ch)
+{
+	size_t n = hermes_inflight_cancel_channel(srv, ch, HERMES_CANCEL_SILENT);
+	if (n)
+		hermes_log(HERMES_LOG_INFO, "cancelled %zu request(s) whose client went away", n);
 }
 
 void hermes_session_cancel_all(hermes_session_t *srv)

@@ -1,5 +1,5 @@
 /* server/session.h: a session of `hermes serve` / `hermes mcp` that knows no bytes: the API a
- * transport (stdio today, Streamable HTTP next) drives. The transport cuts its input into messages
+ * transport (stdio, Streamable HTTP) drives. The transport cuts its input into messages
  * and hands each one in with the channel it came on; every reply and notification comes back out
  * through a channel's send(), already a whole JSON-RPC message body, for the transport to frame.
  *
@@ -8,6 +8,9 @@
  *
  *   transports:  stdio.c (hermes_server_run: descriptors, signals, the reader loop)
  *                 -> output.c (the writer thread) -> framing.c (bytes <-> messages)
+ *                http.c (hermes_http_run: Streamable HTTP, a channel per request, sessions)
+ *                 -> mhd_lib.c (libmicrohttpd, loaded on first use),
+ *                    http_check.c (Origin, bearer token, mirrored headers, status codes)
  *   session API: session.c (new/end/free, messages in, end of input, signals, bounds, grace)
  *   protocols:   hermes_methods.c -> hermes_lifecycle.c, hermes_introspect.c   (Hermes JSON-RPC)
  *                mcp.c -> mcp_tools.c -> mcp_meta.c (2026 _meta, complete results)  (MCP)
@@ -105,6 +108,8 @@ typedef struct hermes_session_options {
 	int jobs;                   /* worker threads; 0 = processor count */
 	int grace_seconds;          /* after shutdown, a signal or the end of input, work still
 	                               running gets this long, then is cancelled */
+	bool no_log_hook;           /* leave the log hook alone: the transport runs several sessions
+	                               and asks nothing of a client outside a request (HTTP) */
 } hermes_session_options_t;
 
 typedef struct server hermes_session_t;
@@ -158,6 +163,9 @@ void hermes_session_eof(hermes_session_t *s);
 void hermes_session_wind_down(hermes_session_t *s);
 /* A second one: everything in flight is cancelled and the session stops reading. */
 void hermes_session_cancel_all(hermes_session_t *s);
+/* The client of the requests answering on ch went away (HTTP: it closed their stream): they
+ * are cancelled, unanswered (any thread). */
+void hermes_session_cancel_channel(hermes_session_t *s, hermes_channel_t *ch);
 /* The client cannot be written to any more: cancel everything, stop; exit status 1. */
 void hermes_session_client_gone(hermes_session_t *s);
 

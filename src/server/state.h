@@ -231,6 +231,8 @@ enum {
 	HERMES_CANCEL_URGENT = 4     /* no time left: a running program gets the short grace */
 };
 size_t hermes_inflight_cancel(server_t *srv, const char *key, size_t key_len, unsigned how);
+/* The same for the requests answering on ch (its client went away). */
+size_t hermes_inflight_cancel_channel(server_t *srv, hermes_channel_t *ch, unsigned how);
 /* Answers pending shutdown requests if nothing is in flight (and wakes a finishing loop); or,
  * with nothing in flight, answers shutdown id on ch at once. id NULL: only the pending ones.
  * Takes id. */

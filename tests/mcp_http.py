@@ -1,0 +1,395 @@
+# tests/mcp_http.py: `hermes mcp --listen` (Streamable HTTP) byte by byte, with a raw client: every
+# MUST of the transport (Origin 403, bearer token 401, header/body mismatch 400 -32020, 405, 413,
+# notifications 202, SSE only when notifications come before the result, closing the stream
+# cancels), both eras on one endpoint (2025 sessions with Mcp-Session-Id, none in 2026), the Unix
+# socket, and the slow client that must not hold a slot. Skipped where hermes was built without
+# HTTP.
+import base64
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from server_lib import HERMES, check, pid_alive, run_tests
+
+if os.environ.get("HERMES_HTTP") == "no":
+    print("SKIP: hermes was configured --without-http (no hermes mcp --listen)")
+    sys.exit(77)
+
+MODERN = "2026-07-28"
+PV = "io.modelcontextprotocol/protocolVersion"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+
+
+class Http:
+    """One `hermes mcp --listen=127.0.0.1:0` (or a Unix socket) in a fresh workspace."""
+
+    def __init__(self, args=(), unix=False, env=None):
+        self.root = os.path.realpath(tempfile.mkdtemp(prefix="hermes-mcp-http."))
+        self.unix = os.path.join(self.root, ".sock") if unix else None
+        listen = "unix:" + self.unix if unix else "127.0.0.1:0"
+        self.errf = open(os.path.join(self.root, ".stderr"), "w+b")
+        self.proc = subprocess.Popen([HERMES, "mcp", "--listen=" + listen, "--root", self.root]
+                                     + list(args), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=self.errf, env=env)
+        deadline = time.monotonic() + 5
+        while True:
+            m = re.search(r"listening on (http://(\S+?)(/\S*))", self.stderr())
+            if m:
+                self.url, self.hostport, self.path = m.group(1), m.group(2), m.group(3)
+                break
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("hermes mcp --listen did not start: " + self.stderr())
+            time.sleep(0.01)
+
+    def stderr(self):
+        self.errf.seek(0)
+        return self.errf.read().decode("utf-8", "replace")
+
+    def conn(self, timeout=10):
+        if self.unix:
+            c = http.client.HTTPConnection("localhost", timeout=timeout)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect(self.unix)
+            c.sock = s
+            return c
+        host, port = self.hostport.rsplit(":", 1)
+        return http.client.HTTPConnection(host, int(port), timeout=timeout)
+
+    def raw(self):
+        """A plain socket to the server."""
+        if self.unix:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(self.unix)
+        else:
+            host, port = self.hostport.rsplit(":", 1)
+            s = socket.create_connection((host, int(port)))
+        return s
+
+    def post(self, body, headers=None, conn=None, path=None, method="POST"):
+        """(status, headers, parsed body or raw bytes)."""
+        c = conn or self.conn()
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        h.update(headers or {})
+        h = {k: v for k, v in h.items() if v is not None}
+        data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+        c.request(method, path or self.path, body=data, headers=h)
+        r = c.getresponse()
+        raw = r.read()
+        ctype = r.getheader("Content-Type", "")
+        out = raw
+        if ctype.startswith("application/json") and raw:
+            out = json.loads(raw)
+        elif ctype.startswith("text/event-stream"):
+            out = sse_events(raw)
+        if conn is None:
+            c.close()
+        return r.status, r, out
+
+    def modern(self, method, params=None, id=1, headers=None, **kw):
+        p = dict(params or {})
+        p["_meta"] = dict({PV: MODERN, CAPS: {}}, **p.get("_meta", {}))
+        h = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+        if method == "tools/call" and "name" in p:
+            h["Mcp-Name"] = p["name"]
+        h.update(headers or {})
+        return self.post({"jsonrpc": "2.0", "id": id, "method": method, "params": p}, h, **kw)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise AssertionError("hermes mcp --listen did not stop on SIGTERM")
+        self.errf.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def sse_events(raw):
+    """The data of each event of an SSE body, parsed."""
+    out = []
+    for block in raw.decode().replace("\r\n", "\n").split("\n\n"):
+        data = [l[5:].lstrip(" ") for l in block.split("\n") if l.startswith("data:")]
+        if data:
+            out.append(json.loads("\n".join(data)))
+    return out
+
+
+def error_of(status, response, body, want_status, code):
+    check(status == want_status, (status, body))
+    check(isinstance(body, dict) and body.get("error", {}).get("code") == code, (status, body))
+    return body["error"]
+
+
+def test_modern_request_and_notification():
+    with Http() as h:
+        st, r, body = h.modern("server/discover")
+        check(st == 200 and r.getheader("Content-Type").startswith("application/json"), (st, body))
+        check(body["result"]["resultType"] == "complete" and MODERN in body["result"]["supportedVersions"], body)
+        check(r.getheader("Mcp-Session-Id") is None, "a session id in the 2026 era")
+        st, r, body = h.modern("tools/call", {"name": "fs_exists", "arguments": {"path": "."}})
+        check(st == 200 and body["result"]["structuredContent"]["exists"] is True, body)
+        # a notification: 202, no body
+        st, r, body = h.post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                              "params": {"requestId": 99, "_meta": {PV: MODERN, CAPS: {}}}},
+                             {"MCP-Protocol-Version": MODERN, "Mcp-Method": "notifications/cancelled"})
+        check(st == 202 and body == b"", (st, body))
+        # keep-alive: many requests on one connection
+        c = h.conn()
+        for i in range(20):
+            st, r, body = h.modern("tools/call", {"name": "fs_exists", "arguments": {"path": "."}}, id=i, conn=c)
+            check(st == 200 and body["id"] == i, body)
+        c.close()
+
+
+def test_errors_and_their_status():
+    with Http() as h:
+        error_of(*h.modern("no/such/method"), 404, -32601)
+        e = error_of(*h.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                              "params": {"_meta": {PV: "1900-01-01", CAPS: {}}}},
+                             {"MCP-Protocol-Version": "1900-01-01", "Mcp-Method": "tools/list"}), 400, -32022)
+        check(MODERN in e["data"]["supported"], e)
+        error_of(*h.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {PV: MODERN}}},
+                         {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list"}), 400, -32602)
+        error_of(*h.post(b"{not json", {"MCP-Protocol-Version": MODERN}), 400, -32700)
+        error_of(*h.post([{"jsonrpc": "2.0", "id": 1, "method": "server/discover"}],
+                         {"MCP-Protocol-Version": MODERN}), 400, -32600)
+        # an unknown tool is -32602, and a result with isError is still 200
+        error_of(*h.modern("tools/call", {"name": "fs_teleport", "arguments": {}}), 400, -32602)
+        st, r, body = h.modern("tools/call", {"name": "fs_readFile", "arguments": {"path": "nope"}})
+        check(st == 200 and body["result"]["isError"] is True, body)
+        # content type
+        st, r, body = h.post(b'{"jsonrpc":"2.0","id":1,"method":"server/discover"}',
+                             {"Content-Type": "text/plain", "MCP-Protocol-Version": MODERN})
+        check(st == 415, (st, body))
+        # another path
+        st, r, body = h.modern("server/discover", path="/other")
+        check(st == 404, (st, body))
+
+
+def test_header_mismatch():
+    with Http() as h:
+        call = {"name": "fs_exists", "arguments": {"path": "."}}
+        for headers in [{"MCP-Protocol-Version": "2025-11-25"},     # header and _meta disagree
+                        {"MCP-Protocol-Version": None},             # missing
+                        {"Mcp-Method": "tools/list"},               # not the body's method
+                        {"Mcp-Method": None},
+                        {"Mcp-Name": "fs_readFile"},                # not the body's name
+                        {"Mcp-Name": None},
+                        {"Mcp-Name": "=?base64?" + base64.b64encode(b"fs_readFile").decode() + "?="},
+                        {"Mcp-Name": "=?base64?not base64!?="}]:
+            e = error_of(*h.modern("tools/call", call, headers=headers), 400, -32020)
+            check(e["message"].startswith("Header mismatch") or "header" in e["message"].lower(), e)
+        # the base64 form of the right name is the right name
+        st, r, body = h.modern("tools/call", call, headers={
+            "Mcp-Name": "=?base64?" + base64.b64encode(b"fs_exists").decode() + "?="})
+        check(st == 200 and body["result"]["structuredContent"]["exists"] is True, (st, body))
+        # header names are case-insensitive
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+                              "params": {"_meta": {PV: MODERN, CAPS: {}}}},
+                             {"mcp-protocol-version": MODERN, "MCP-METHOD": "tools/list"})
+        check(st == 200, (st, body))
+
+
+def test_origin():
+    with Http(args=["--allow-origin=https://app.example"]) as h:
+        for origin in ["http://evil.example", "http://localhost.evil.example", "null",
+                       "https://app.example:444"]:
+            st, r, body = h.modern("server/discover", headers={"Origin": origin})
+            check(st == 403, (origin, st, body))
+            check(body["error"]["code"] and "id" not in body, body)
+        for origin in [None, "http://localhost:6274", "http://127.0.0.1", "http://[::1]:99",
+                       "https://app.example"]:
+            st, r, body = h.modern("server/discover", headers={"Origin": origin})
+            check(st == 200, (origin, st, body))
+
+
+def test_bearer_token():
+    d = tempfile.mkdtemp(prefix="hermes-token.")
+    tf = os.path.join(d, "token")
+    with open(tf, "w") as f:
+        f.write("s3cret-token-0123456789\n")
+    os.chmod(tf, 0o600)
+    with Http(args=["--auth-token-file=" + tf]) as h:
+        for auth in [None, "Bearer wrong", "Bearer s3cret-token-012345678", "Basic czNjcmV0",
+                     "Bearer s3cret-token-0123456789x", "bearer"]:
+            st, r, body = h.modern("server/discover", headers={"Authorization": auth})
+            check(st == 401, (auth, st, body))
+            check(r.getheader("WWW-Authenticate", "").startswith("Bearer"), r.getheaders())
+        st, r, body = h.modern("server/discover", headers={"Authorization": "Bearer s3cret-token-0123456789"})
+        check(st == 200, (st, body))
+        st, r, body = h.modern("server/discover", headers={"Authorization": "bearer s3cret-token-0123456789"})
+        check(st == 200, (st, body))
+    # off loopback without a token: refused at start, saying why
+    p = subprocess.run([HERMES, "mcp", "--listen=0.0.0.0:0"], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10)
+    check(p.returncode == 2 and b"--auth-token-file" in p.stderr, p)
+    # an empty token file, or one others can read, is refused too
+    with open(tf, "w") as f:
+        f.write("\n")
+    p = subprocess.run([HERMES, "mcp", "--listen=127.0.0.1:0", "--auth-token-file=" + tf],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=10)
+    check(p.returncode != 0 and b"empty" in p.stderr, p)
+
+
+def test_methods_and_sizes():
+    with Http(args=["--max-message-bytes=2K"]) as h:
+        for m in ["GET", "PUT"]:
+            st, r, body = h.post(None, {"MCP-Protocol-Version": MODERN}, method=m)
+            check(st == 405 and "POST" in r.getheader("Allow", ""), (m, st, body))
+        st, r, body = h.modern("tools/call", {"name": "fs_writeFile",
+                                              "arguments": {"path": "x", "content": "x" * 4096}})
+        check(st == 413, (st, body))
+        # a body announced too big is refused before it is read
+        s = h.raw()
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100000000\r\n\r\n")
+        s.settimeout(5)
+        check(s.recv(100).startswith(b"HTTP/1.1 413"), "no 413 for a huge Content-Length")
+        s.close()
+        st, r, body = h.modern("server/discover")
+        check(st == 200, (st, body))
+
+
+def test_sse_when_progress_comes_first():
+    with Http() as h:
+        st, r, body = h.modern("tools/call", {"name": "proc_run", "arguments": {
+            "executable": "sh", "arguments": ["-c", "sleep 0.5"]}, "_meta": {"progressToken": "p"}})
+        check(st == 200 and r.getheader("Content-Type").startswith("text/event-stream"), (st, body))
+        check(r.getheader("X-Accel-Buffering") == "no", r.getheaders())
+        progress = [m for m in body if m.get("method") == "notifications/progress"]
+        check(len(progress) >= 2 and body[-1]["id"] == 1 and body[-1]["result"]["isError"] is False, body)
+        # no progress token, no notifications: plain JSON
+        st, r, body = h.modern("tools/call", {"name": "proc_run", "arguments": {
+            "executable": "sh", "arguments": ["-c", "sleep 0.2"]}})
+        check(r.getheader("Content-Type").startswith("application/json"), r.getheaders())
+
+
+def test_closing_the_stream_cancels():
+    with Http() as h:
+        c = h.conn()
+        p = {"name": "proc_run", "arguments": {"executable": "sh", "arguments": [
+            "-c", "echo $$ > pid; exec sleep 30"]}, "_meta": {PV: MODERN, CAPS: {}, "progressToken": 1}}
+        c.request("POST", h.path, body=json.dumps({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                                                  "params": p}),
+                  headers={"Content-Type": "application/json", "MCP-Protocol-Version": MODERN,
+                           "Mcp-Method": "tools/call", "Mcp-Name": "proc_run",
+                           "Accept": "application/json, text/event-stream"})
+        pidf = os.path.join(h.root, "pid")
+        deadline = time.monotonic() + 5
+        while not (os.path.exists(pidf) and open(pidf).read().strip()):
+            check(time.monotonic() < deadline, "proc_run did not start")
+            time.sleep(0.01)
+        pid = int(open(pidf).read())
+        check(pid_alive(pid), "not running")
+        t0 = time.monotonic()
+        c.sock.shutdown(socket.SHUT_RDWR)
+        c.close()
+        while pid_alive(pid) and time.monotonic() - t0 < 5:
+            time.sleep(0.01)
+        check(not pid_alive(pid) and time.monotonic() - t0 < 1.5,
+              "sleep still running %.2f s after the stream closed" % (time.monotonic() - t0))
+        st, r, body = h.modern("server/discover")
+        check(st == 200, body)
+
+
+def test_legacy_sessions():
+    with Http() as h:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        st, r, body = h.post(init)
+        check(st == 200 and body["result"]["protocolVersion"] == "2025-06-18", (st, body))
+        sid = r.getheader("Mcp-Session-Id")
+        check(sid and re.fullmatch(r"[\x21-\x7e]+", sid) and len(sid) >= 16, sid)
+        hd = {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-06-18"}
+        st, r, body = h.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, hd)
+        check(st == 202, (st, body))
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                              "params": {"name": "fs_exists", "arguments": {"path": "."}}}, hd)
+        check(st == 200 and body["result"]["structuredContent"]["exists"] is True
+              and "resultType" not in body["result"], body)
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 3, "method": "ping"}, hd)
+        check(st == 200 and body["result"] == {}, body)
+        # without the session id, or with an unknown one
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+                             {"MCP-Protocol-Version": "2025-06-18"})
+        check(st == 400, (st, body))
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+                             {"Mcp-Session-Id": "nope" * 8})
+        check(st == 404, (st, body))
+        # a protocol version header that is not the session's
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
+                             {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"})
+        check(st == 400, (st, body))
+        # GET (no server-initiated stream here) and DELETE (ends the session)
+        st, r, body = h.post(None, hd, method="GET")
+        check(st == 405, (st, body))
+        st, r, body = h.post(None, hd, method="DELETE")
+        check(st in (200, 204), (st, body))
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}, hd)
+        check(st == 404, (st, body))
+        # a second client gets its own session
+        st, r, body = h.post(init)
+        check(st == 200 and r.getheader("Mcp-Session-Id") not in (None, sid), r.getheaders())
+
+
+def test_unix_socket():
+    with Http(unix=True) as h:
+        check(h.url.startswith("http://localhost"), h.url)
+        st, r, body = h.modern("tools/call", {"name": "fs_exists", "arguments": {"path": "."}})
+        check(st == 200 and body["result"]["structuredContent"]["exists"] is True, body)
+    check(not os.path.exists(h.unix), "the socket was left behind")
+
+
+def test_slow_client_does_not_hold_a_slot():
+    with Http(args=["--http-timeout=1", "--max-connections=4"]) as h:
+        slow = []
+        for i in range(3):  # three slow clients: half a request each, then nothing
+            s = h.raw()
+            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 100\r\n\r\n{\"jsonrpc\"")
+            slow.append(s)
+        t0 = time.monotonic()
+        st, r, body = h.modern("server/discover")  # the fourth slot still answers
+        check(st == 200, (st, body))
+        for s in slow:  # and the slow ones are dropped after the timeout
+            s.settimeout(5)
+            try:
+                data = s.recv(1000)
+            except ConnectionResetError:
+                data = b""
+            check(data == b"" or data.startswith(b"HTTP/1.1 408"), data)
+            s.close()
+        check(time.monotonic() - t0 < 4, "slow clients held for %.1f s" % (time.monotonic() - t0))
+        # a client that sends its header byte by byte, slower than the timeout allows in total
+        s = h.raw()
+        t0 = time.monotonic()
+        closed = False
+        try:
+            for b in b"POST /mcp HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100:
+                s.sendall(bytes([b]))
+                time.sleep(0.1)
+                if time.monotonic() - t0 > 4:
+                    break
+        except (BrokenPipeError, ConnectionResetError):
+            closed = True
+        check(closed or time.monotonic() - t0 < 4.5, "a trickling header held a slot")
+        s.close()
+
+
+run_tests(globals())
