@@ -3,6 +3,7 @@
 // good arguments for every tool, `hermes mcp --listen` started on a free loopback port, and the
 // MCP JSON Schemas (tests/data/mcp-schema) to validate what hermes sends.
 import { spawn, spawnSync } from 'node:child_process';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +31,26 @@ export const alive = (pid) => {
 		return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z';
 	} catch { return false; }
 };
+
+// Starts a proc_run that sleeps, through call(args, signal) (the client's callTool), aborts it once
+// its program runs, and checks the call fails and the program is gone within 1 s.
+export async function abortStopsProgram(ws, call) {
+	const abort = new AbortController();
+	const pending = call({ executable: 'sh', arguments: ['-c', 'echo $$ > pid; exec sleep 30'] },
+	                     abort.signal);
+	const pidFile = path.join(ws, 'pid');
+	for (let i = 0; i < 500 && !(fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim()); i++)
+		await sleep(10);
+	const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+	assert.ok(alive(pid));
+	const t0 = Date.now();
+	abort.abort('test');
+	await assert.rejects(pending);
+	while (alive(pid) && Date.now() - t0 < 3000)
+		await sleep(10);
+	assert.ok(!alive(pid), 'sleep 30 still running');
+	assert.ok(Date.now() - t0 < 1000, `gone after ${Date.now() - t0} ms`);
+}
 
 export function workspace() {
 	return fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-client.'));

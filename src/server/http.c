@@ -136,6 +136,20 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
+/* The CLOCK_REALTIME time ms from now, for pthread_cond_timedwait. */
+static struct timespec deadline_in(int ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
 static void now(struct timespec *t)
 {
 	clock_gettime(CLOCK_MONOTONIC, t);
@@ -254,14 +268,7 @@ static size_t req_queued(hermes_channel_t *ch)
 static bool req_wait_room(hermes_channel_t *ch, size_t max, int timeout_ms)
 {
 	hreq_t *q = (hreq_t *)ch;
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	struct timespec until = deadline_in(timeout_ms);
 	pthread_mutex_lock(&q->lock);
 	bool ok = true;
 	while (q->queued >= max && !q->gone)
@@ -528,13 +535,7 @@ static bool feed(http_server_t *hs, hermes_session_t *s, pthread_mutex_t *feed_l
 			free(body);
 			return false;
 		}
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 100 * 1000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		struct timespec until = deadline_in(100);
 		pthread_mutex_lock(&hs->lock);
 		pthread_cond_timedwait(&hs->room, &hs->lock, &until);
 		pthread_mutex_unlock(&hs->lock);

@@ -275,13 +275,9 @@ static void mcp_discover(server_t *srv, call_t *c)
 	if (!hermes_mcp_modern_begin(c, &meta))
 		return;
 	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_buf_puts(&b, "{\"supportedVersions\":[");
-	for (size_t i = 0; i < hermes_mcp_version_count; i++) {
-		if (i)
-			hermes_buf_putc(&b, ',');
-		hermes_buf_json_string(&b, hermes_mcp_versions[i], strlen(hermes_mcp_versions[i]));
-	}
-	hermes_buf_puts(&b, "],\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
+	hermes_buf_puts(&b, "{\"supportedVersions\":");
+	hermes_mcp_versions_json(&b);
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
 	                "\"instructions\":");
 	hermes_buf_json_string(&b, instructions, strlen(instructions));
 	hermes_buf_puts(&b, "}");

@@ -25,16 +25,23 @@ int hermes_mcp_level(const char *name)
 	return -1;
 }
 
+void hermes_mcp_versions_json(hermes_buf_t *b)
+{
+	hermes_buf_putc(b, '[');
+	for (size_t i = 0; i < hermes_mcp_version_count; i++) {
+		if (i)
+			hermes_buf_putc(b, ',');
+		hermes_buf_json_string(b, hermes_mcp_versions[i], strlen(hermes_mcp_versions[i]));
+	}
+	hermes_buf_putc(b, ']');
+}
+
 static char *unsupported_data(const hermes_json_t *requested)
 {
 	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_buf_puts(&b, "{\"supported\":[");
-	for (size_t i = 0; i < hermes_mcp_version_count; i++) {
-		if (i)
-			hermes_buf_putc(&b, ',');
-		hermes_buf_json_string(&b, hermes_mcp_versions[i], strlen(hermes_mcp_versions[i]));
-	}
-	hermes_buf_puts(&b, "],\"requested\":");
+	hermes_buf_puts(&b, "{\"supported\":");
+	hermes_mcp_versions_json(&b);
+	hermes_buf_puts(&b, ",\"requested\":");
 	hermes_buf_json_string(&b, requested->str, requested->len);
 	hermes_buf_puts(&b, "}");
 	return hermes_buf_finish(&b);

@@ -26,6 +26,10 @@
 extern const char *const hermes_mcp_versions[];
 extern const size_t hermes_mcp_version_count;
 
+/* Appends the JSON array of hermes_mcp_versions to b. */
+struct hermes_buf;
+void hermes_mcp_versions_json(struct hermes_buf *b);
+
 /* MCP's logging levels (syslog's), index 0 debug .. 7 emergency; -1 if name is none of them. */
 int hermes_mcp_level(const char *name);
 extern const char *const hermes_mcp_level_names[8];
