@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -103,21 +104,34 @@ class Http:
         return self.post({"jsonrpc": "2.0", "id": id, "method": method, "params": p}, h, **kw)
 
     def close(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-                raise AssertionError("hermes mcp --listen did not stop on SIGTERM")
-        self.errf.close()
+        """Stops the server (SIGTERM) and checks it ended well: status 0, no sanitizer report."""
+        try:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+                    raise AssertionError("hermes mcp --listen did not stop on SIGTERM")
+            err = self.stderr()
+            check(self.proc.returncode == 0 and "Sanitizer" not in err and "runtime error" not in err,
+                  "hermes mcp --listen ended with status %s: %s" % (self.proc.returncode, err[-3000:]))
+        finally:
+            self.errf.close()
+            shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.close()
+        if exc[0] is None:
+            self.close()
+        else:  # the test failed already: stop the server, say nothing more
+            try:
+                self.close()
+            except AssertionError:
+                pass
 
 
 def sse_events(raw):
@@ -221,6 +235,13 @@ def test_origin():
 
 def test_bearer_token():
     d = tempfile.mkdtemp(prefix="hermes-token.")
+    try:
+        bearer_checks(d)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def bearer_checks(d):
     tf = os.path.join(d, "token")
     with open(tf, "w") as f:
         f.write("s3cret-token-0123456789\n")

@@ -121,10 +121,13 @@ export function startHttp(hermes, args = [], { cwd, env } = {}) {
 			const m = /listening on (http:\/\/\S+)/.exec(err);
 			if (m && timer) {
 				clearTimeout(timer);
+				// stop(): SIGTERM; rejects unless it ends with status 0 and no sanitizer report
+				const ended = (code, done, fail) => code === 0 && !/Sanitizer|runtime error/.test(err)
+					? done(code) : fail(new Error(`hermes mcp --listen ended with ${code}: ${err.slice(-2000)}`));
 				resolve({ url: m[1], proc, stderr: () => err,
-				          stop: () => new Promise((r) => {
-						  if (proc.exitCode !== null) return r(proc.exitCode);
-						  proc.on('exit', (code) => r(code));
+				          stop: () => new Promise((done, fail) => {
+						  if (proc.exitCode !== null) return ended(proc.exitCode, done, fail);
+						  proc.on('exit', (code) => ended(code, done, fail));
 						  proc.kill('SIGTERM');
 					  }) });
 			}

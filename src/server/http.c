@@ -855,12 +855,12 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 	}
 	const hermes_json_t *msg = hermes_json_root(doc);
 	if (msg->type != HERMES_JSON_OBJECT) {
+		bool batch = msg->type == HERMES_JSON_ARRAY;
 		hermes_json_doc_free(doc);
 		free(text);
 		return respond_error(c, MHD_HTTP_BAD_REQUEST, NULL, HERMES_RPC_INVALID_REQUEST,
-		                     msg->type == HERMES_JSON_ARRAY
-		                     ? "a POST carries one JSON-RPC message, not a batch"
-		                     : "a POST carries one JSON-RPC message (an object)", NULL, NULL);
+		                     batch ? "a POST carries one JSON-RPC message, not a batch"
+		                           : "a POST carries one JSON-RPC message (an object)", NULL, NULL);
 	}
 	const hermes_json_t *method = hermes_json_member(msg, "method");
 	const hermes_json_t *id = hermes_json_member(msg, "id");
