@@ -33,16 +33,19 @@ SERVER_PY_TESTS = \
 	tests/mcp_modern.py \
 	tests/mcp_http.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
-# them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP.
-MCP_CLIENT_TESTS = tests/mcp_sdk.sh tests/mcp_client.sh tests/mcp_conformance.sh
+# them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
+# through nginx to two hermes upstreams.
+MCP_CLIENT_TESTS = tests/mcp_sdk.sh tests/mcp_client.sh tests/mcp_conformance.sh tests/mcp_nginx.sh
 TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/json_schema.sh \
 	tests/server_callgraph.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh tests/server_lib.py \
 	$(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/mcp_sdk.mjs tests/mcp_client.mjs tests/mcp_lib.mjs \
-	tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs
+	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs
 
-# The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure); they ship
+# The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure; bench/http.sh
+# for Streamable HTTP against nginx); they ship
 # with their client. Their figures are in the README.
-EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh
+EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http.sh \
+	bench/http_client.c

@@ -71,6 +71,7 @@ typedef struct queued {
 	struct queued *next;
 	char *body;
 	size_t len;
+	bool note;                      /* a notification (HERMES_SEND_NOTIFICATION), not the reply */
 } queued_t;
 
 /* One POST: its body as it arrives, then the channel its session answers on. */
@@ -201,15 +202,8 @@ static void req_unref(hreq_t *q)
 
 static void legacy_unref(http_server_t *hs, legacy_t *l);
 
-static bool is_notification(const char *body, size_t len)
-{
-	static const char p[] = "{\"jsonrpc\":\"2.0\",\"method\"";
-	return len >= sizeof p - 1 && memcmp(body, p, sizeof p - 1) == 0;
-}
-
 static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 {
-	(void)flags;
 	hreq_t *q = (hreq_t *)ch;
 	size_t len = hermes_reply_length(r);
 	char *body = malloc(len + 1);
@@ -236,6 +230,7 @@ static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	}
 	m->body = body;
 	m->len = len;
+	m->note = flags & HERMES_SEND_NOTIFICATION;
 	m->next = NULL;
 	pthread_mutex_lock(&q->lock);
 	if (q->gone || q->final_queued) {
@@ -247,7 +242,7 @@ static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	*q->tail = m;
 	q->tail = &m->next;
 	q->queued += len;
-	if (!is_notification(body, len))
+	if (!m->note)
 		q->final_queued = true;
 	pthread_mutex_unlock(&q->lock);
 	uint64_t one = 1;
@@ -450,7 +445,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		hermes_buf_puts(&b, "event: message\ndata: ");
 		hermes_buf_append(&b, m->body, m->len);
 		hermes_buf_puts(&b, "\n\n");
-		if (!is_notification(m->body, m->len))
+		if (!m->note)
 			q->stream_done = true;
 		free(m->body);
 		free(m);
@@ -483,7 +478,7 @@ static enum MHD_Result answer(hreq_t *q, struct MHD_Connection *c)
 	}
 	pthread_mutex_lock(&q->lock);
 	queued_t *m = q->head;
-	bool alone = m && !is_notification(m->body, m->len);
+	bool alone = m && !m->note;
 	pthread_mutex_unlock(&q->lock);
 	if (alone) {
 		m = req_pop(q);

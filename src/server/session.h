@@ -130,8 +130,9 @@ typedef struct server hermes_session_t;
  * should look at the session again: room was made after hermes_session_may_read said no, or
  * the last work in flight ended once the session is finishing. It must not call into the
  * session (write to a self-pipe, signal a condition). opts is copied. Also sets the log hook
- * (MCP's notifications/message) until hermes_session_end, and tunes malloc for the workers:
- * one session per process. NULL if threads or memory lack (logged). */
+ * (MCP's notifications/message) until hermes_session_end, unless opts->no_log_hook, and tunes
+ * malloc for the workers (the same for every session: a transport that runs several, HTTP, sets
+ * no_log_hook). NULL if threads or memory lack (logged). */
 hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
                                      hermes_channel_t *channel, void (*wake)(void *ctx),
                                      void *ctx);
