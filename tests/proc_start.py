@@ -89,6 +89,22 @@ def test_repl_under_tty_through_mcp():
         check(st["succeeded"], st)
 
 
+def test_cancelled_start_leaves_nothing_running():
+    # nobody learns the id of a proc.start cancelled while it waits: its program is stopped
+    with mcp_server() as s:
+        ident = s.request("tools/call", {"name": "proc_start", "arguments": {
+            "executable": "sh", "arguments": ["-c", "echo $$ > pid; exec sleep 300"],
+            "waitFor": "never", "waitSeconds": 120}})
+        s.wait_for_file("pid")
+        time.sleep(0.1)
+        pid = int(open(os.path.join(s.root, "pid")).read())
+        check(pid_alive(pid), "the program is not running")
+        s.notify("notifications/cancelled", {"requestId": ident, "reason": "test"})
+        check(wait_gone(pid, 15), "the program of a cancelled proc.start still runs")
+        s.expect_silence(0.3)
+        check(tool(s, "proc_list", {})["programs"] == [], "listed")
+
+
 def test_tools_list_and_annotations():
     with mcp_server() as s:
         tools = {t["name"]: t for t in expect_result(s.call("tools/list"))["tools"]}
