@@ -105,6 +105,35 @@ def test_cancelled_start_leaves_nothing_running():
         check(tool(s, "proc_list", {})["programs"] == [], "listed")
 
 
+def test_programs_survive_a_change_of_roots():
+    # the programs are the server's, not the workspace's: when the client's roots change, the ids
+    # still work, and the programs still end with the server
+    with Server(command="mcp") as s:
+        first, second = os.path.join(s.tmp, "first"), os.path.join(s.tmp, "second")
+        os.mkdir(first)
+        os.mkdir(second)
+        expect_result(s.call("initialize", {"protocolVersion": "2025-06-18",
+                                            "capabilities": {"roots": {"listChanged": True}},
+                                            "clientInfo": {"name": "t", "version": "1"}}))
+        s.notify("notifications/initialized")
+        for ws in (first, second):
+            ask = s.recv()
+            check(ask.get("method") == "roots/list", ask)
+            s.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file://" + ws}]}})
+            if ws == first:
+                r = tool(s, "proc_start", {"executable": "sh", "arguments": ["-c", "echo one; exec sleep 300"],
+                                           "waitFor": "one"})
+                check(r["succeeded"], r)
+                s.notify("notifications/roots/list_changed")
+        w = tool(s, "fs_writeFile", {"path": "here.txt", "content": "x"})
+        check(w["succeeded"] and os.path.exists(os.path.join(second, "here.txt")), w)
+        lst = tool(s, "proc_list", {})["programs"]
+        check([p["id"] for p in lst] == [r["id"]] and lst[0]["running"], lst)
+        s.close_stdin()
+        check(s.wait(15) == 0, "exit")
+        check(wait_gone(r["pid"], 10), "the program outlived the server")
+
+
 def test_tools_list_and_annotations():
     with mcp_server() as s:
         tools = {t["name"]: t for t in expect_result(s.call("tools/list"))["tools"]}

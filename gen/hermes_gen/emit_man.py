@@ -215,8 +215,8 @@ proc.list   {}                            \-> every program and its state
 The program belongs to the Hermes process that started it
 .RB ( "hermes serve" ,
 .BR "hermes mcp" ,
-the console, or a libhermes executor), not to one client or connection: every client of that
-server may use its id.
+the console, or a libhermes executor), not to one client, connection or workspace: every client
+of that server may use its id, also after an MCP client's roots changed the workspace.
 It ends when
 .B proc.stop
 stops it, at its

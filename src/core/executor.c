@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <fnmatch.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,29 @@
 #include "core/utf8.h"
 #include "core/verb.h"
 
+/* State that changes between calls, which executors of one server may share: freed with the last
+ * of them. */
+struct shared_state {
+	atomic_int refs;
+	void *state;
+	void (*free)(void *);
+};
+
+static void state_release(struct shared_state *s)
+{
+	if (s && atomic_fetch_sub(&s->refs, 1) == 1) {
+		if (s->free)
+			s->free(s->state);
+		free(s);
+	}
+}
+
 struct hermes_executor {
 	hermes_config_t config;
 	char *root;
 	void *host;
 	void (*host_free)(void *);
-	void *state;
-	void (*state_free)(void *);
+	struct shared_state *state;             /* NULL: none */
 	hermes_verb_fn handlers[HERMES_VERB_COUNT];     /* by table index; NULL: not registered */
 	const hermes_verb_desc_t *sorted[HERMES_VERB_COUNT]; /* registered and allowed, by name */
 	size_t count;
@@ -103,8 +120,7 @@ void hermes_executor_free(hermes_executor_t *ex)
 {
 	if (!ex)
 		return;
-	if (ex->state_free)
-		ex->state_free(ex->state);
+	state_release(ex->state);
 	if (ex->host_free)
 		ex->host_free(ex->host);
 	free(ex->allow);
@@ -113,10 +129,26 @@ void hermes_executor_free(hermes_executor_t *ex)
 	free(ex);
 }
 
-void hermes_executor_set_state(hermes_executor_t *ex, void *state, void (*state_free)(void *))
+int hermes_executor_set_state(hermes_executor_t *ex, void *state, void (*state_free)(void *))
 {
-	ex->state = state;
-	ex->state_free = state_free;
+	struct shared_state *s = malloc(sizeof *s);
+	if (!s)
+		return -1;
+	atomic_init(&s->refs, 1);
+	s->state = state;
+	s->free = state_free;
+	state_release(ex->state);
+	ex->state = s;
+	return 0;
+}
+
+void hermes_executor_share_state(hermes_executor_t *to, const hermes_executor_t *from)
+{
+	if (to == from || !from->state)
+		return;
+	atomic_fetch_add(&from->state->refs, 1);
+	state_release(to->state);
+	to->state = from->state;
 }
 
 const char *hermes_executor_root(const hermes_executor_t *ex)
@@ -203,7 +235,7 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 			*err = e;
 		return HERMES_OUTCOME_FAILED;
 	}
-	hermes_call_t call = { &ex->config, ex->host, cancel, ex->state };
+	hermes_call_t call = { &ex->config, ex->host, cancel, ex->state ? ex->state->state : NULL };
 	void *result = hermes_struct_new(desc->result);
 	if (!result) {
 		hermes_struct_free(desc->args, args);

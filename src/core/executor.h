@@ -27,6 +27,12 @@ const hermes_verb_desc_t *hermes_executor_verb_at(const hermes_executor_t *execu
 /* A registered verb by name, case-insensitively; NULL if none. */
 const hermes_verb_desc_t *hermes_executor_find(const hermes_executor_t *executor, const char *name);
 
+/* Makes `to`, a new executor no call uses yet, share the changing state of `from` (releasing its
+ * own): a server whose workspace changes (MCP roots) keeps the programs proc.start started, which
+ * are the server's, not the workspace's. Calls running on `from` are not disturbed; the state is
+ * freed with the last executor that shares it. */
+void hermes_executor_share_state(hermes_executor_t *to, const hermes_executor_t *from);
+
 /* The settings in force (defaults filled in). */
 const hermes_config_t *hermes_executor_config(const hermes_executor_t *executor);
 

@@ -30,8 +30,9 @@ hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const c
                                           void *host, void (*host_free)(void *));
 
 /* Gives the executor state that changes between calls (passed to every handler as call->state),
- * released with state_free by hermes_executor_free before the host is. */
-void hermes_executor_set_state(hermes_executor_t *executor, void *state, void (*state_free)(void *));
+ * released with state_free by hermes_executor_free before the host is (by the last executor
+ * that shares it). 0, or -1 if out of memory (then the caller still owns state). */
+int hermes_executor_set_state(hermes_executor_t *executor, void *state, void (*state_free)(void *));
 
 /* Registers the handler of a verb of the table, by its table name (matched case-insensitively).
  * Returns 0, or -1 (err filled) if the verb is not in the table or already registered. */

@@ -200,6 +200,7 @@ static void use_root(server_t *srv, const char *root)
 			hermes_executor_free(ex);
 			return;
 		}
+		hermes_executor_share_state(ex, srv->ex); /* started programs are the server's */
 		r->ex = srv->ex;
 		r->next = srv->retired;
 		srv->retired = r;

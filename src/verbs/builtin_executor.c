@@ -28,12 +28,12 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 	const hermes_config_t *cfg = hermes_executor_config(ex);
 	if (cfg->max_processes > 0) {
 		hermes_started_t *started = hermes_started_new(cfg->max_processes);
-		if (!started) {
+		if (!started || hermes_executor_set_state(ex, started, hermes_started_free) != 0) {
+			hermes_started_free(started);
 			hermes_executor_free(ex);
 			hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
 			return -1;
 		}
-		hermes_executor_set_state(ex, started, hermes_started_free);
 	}
 	for (size_t i = 0; i < HERMES_VERB_COUNT; i++) {
 		if (hermes_executor_register(ex, hermes_verb_handlers[i].verb, hermes_verb_handlers[i].fn,
