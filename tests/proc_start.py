@@ -1,13 +1,17 @@
 # tests/proc_start.py: programs that keep running (proc.start, proc.output, proc.write, proc.stop,
 # proc.list) through the real binary: hermes serve (a dev server waited for, requested and read),
-# hermes mcp (a REPL under a terminal, progress lines of proc.run, nothing surviving kill -9),
-# the output bound under a steady writer, waits that end when output comes, the limit, the
-# console, and hermes exec's refusal.
+# hermes mcp (a REPL under a terminal, progress lines of proc.run, nothing surviving kill -9, a
+# change of roots), hermes mcp --listen (HTTP connections sharing the programs), the output bound
+# under a steady writer, waits that end when output comes, the limit, the console, and hermes
+# exec's refusal.
+import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 from server_lib import (HERMES, Server, check, expect_result, pid_alive, rss_kib, run_tests,
@@ -132,6 +136,66 @@ def test_programs_survive_a_change_of_roots():
         s.close_stdin()
         check(s.wait(15) == 0, "exit")
         check(wait_gone(r["pid"], 10), "the program outlived the server")
+
+
+def test_connections_of_http_share_the_programs():
+    # hermes mcp --listen (Streamable HTTP, the 2026-07-28 era: no sessions): a program started
+    # by one connection is read, typed into and stopped by others, and ends with the server
+    if os.environ.get("HERMES_HTTP") == "no":
+        return
+    root = os.path.realpath(tempfile.mkdtemp(prefix="hermes-proc-http."))
+    err = open(os.path.join(root, ".stderr"), "w+b")
+    p = subprocess.Popen([HERMES, "mcp", "--listen=127.0.0.1:0", "--root", root],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            err.seek(0)
+            m = re.search(rb"listening on http://([0-9.]+):(\d+)(/\S*)", err.read())
+            if m or p.poll() is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        check(m, "hermes mcp --listen did not start")
+        host, port, path = m.group(1).decode(), int(m.group(2)), m.group(3).decode()
+        n = [0]
+
+        def http_tool(name, arguments):
+            n[0] += 1
+            meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}}
+            body = {"jsonrpc": "2.0", "id": n[0], "method": "tools/call",
+                    "params": {"name": name, "arguments": arguments, "_meta": meta}}
+            c = http.client.HTTPConnection(host, port, timeout=60)  # a new connection each time
+            c.request("POST", path, body=json.dumps(body).encode(), headers={
+                "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name})
+            r = c.getresponse()
+            raw = r.read().decode()
+            c.close()
+            check(r.status == 200, (r.status, raw))
+            if r.getheader("Content-Type", "").startswith("text/event-stream"):
+                raw = [l[5:] for l in raw.splitlines() if l.startswith("data:")][-1]
+            return json.loads(raw)["result"]["structuredContent"]
+
+        r = http_tool("proc_start", {"executable": "cat", "waitSeconds": 0})
+        check(r["succeeded"] and r["running"], r)
+        w = http_tool("proc_write", {"id": r["id"], "text": "over http\n"})
+        check(w["succeeded"], w)
+        o = http_tool("proc_output", {"id": r["id"], "waitSeconds": 20})
+        check(o["stdout"] == "over http\n", o)
+        check([x["id"] for x in http_tool("proc_list", {})["programs"]] == [r["id"]], "listed")
+        second = http_tool("proc_start", {"executable": "sleep", "arguments": ["300"], "waitSeconds": 0})
+        st = http_tool("proc_stop", {"id": r["id"]})
+        check(st["succeeded"] and not pid_alive(r["pid"]), st)
+        p.send_signal(signal.SIGTERM)
+        check(p.wait(15) == 0, "exit status")
+        check(wait_gone(second["pid"], 10), "a program outlived hermes mcp --listen")
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        err.close()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_tools_list_and_annotations():
