@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 HERMES = os.environ.get("HERMES", "./hermes")
 ANCHORS = 16
@@ -43,7 +44,7 @@ print("soak: seed %d (--seed %d replays the choices, not the timing), %d clients
 failures = []
 lock = threading.Lock()
 stats = {"requests": 0, "answered": 0, "unanswered": 0, "kills": 0, "restarts": 0,
-         "edits_ok": 0, "edits_failed": 0, "writes_ok": 0, "runs": 0, "peak_rss_kib": 0}
+         "edits_ok": 0, "edits_failed": 0, "writes_ok": 0, "big_writes": 0, "runs": 0, "peak_rss_kib": 0}
 
 
 def fail(msg):
@@ -89,20 +90,25 @@ for i in range(40):
         f.write("".join("int f%d_%d(void) { return %d; }\n" % (i, j, j) for j in range(200)))
 
 
-def own_content(client, version):
-    """A client's own file at a version: lines, then a line with their count and hash, so that
-    a half-written file shows."""
-    body = "".join("client %d line %d\n" % (client, v) for v in range(version))
-    return body + "end %d %s\n" % (version, hashlib.sha1(body.encode()).hexdigest())
+PAD = "x" * 200 + "\n"
+
+
+def own_content(client, version, pad):
+    """A client's own file at a version: pad lines of padding (a big one takes a while to write,
+    and the killer aims at those), its lines, then a line with their count and hash, so that a
+    half-written file shows."""
+    body = PAD * pad + "".join("client %d line %d\n" % (client, v) for v in range(version))
+    return body + "end %d %d %s\n" % (version, pad, hashlib.sha1(body.encode()).hexdigest())
 
 
 def own_version(text):
     """The version of a whole own file, or None if it is not whole."""
-    m = re.search(r"end (\d+) ([0-9a-f]{40})\n\Z", text)
+    m = re.search(r"end (\d+) (\d+) ([0-9a-f]{40})\n\Z", text)
     if not m:
         return None
     body = text[:m.start()]
-    if hashlib.sha1(body.encode()).hexdigest() != m.group(2) or body.count("\n") != int(m.group(1)):
+    if hashlib.sha1(body.encode()).hexdigest() != m.group(3) or \
+            body.count("\n") != int(m.group(1)) + int(m.group(2)):
         return None
     return int(m.group(1))
 
@@ -121,12 +127,14 @@ class Client(threading.Thread):
         self.own = "own%d.txt" % n
         self.stop = False
         self.pids = []
+        self.big_in_flight = False  # a write of several megabytes: what the killer aims at
 
     def start_server(self):
         p = subprocess.Popen([HERMES, "serve", "--root", ws, "--grace-seconds", "1"],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL)
         os.set_blocking(p.stdout.fileno(), False)
+        os.set_blocking(p.stdin.fileno(), False)
         with self.proc_lock:
             self.proc = p
         self.pids.append(p.pid)
@@ -162,8 +170,9 @@ class Client(threading.Thread):
             return self.request("fs.writeRange", p) + (("edit", line),)
         if r < 0.52 and not own_busy:
             v = self.version + 1
-            p = {"path": self.own, "content": own_content(self.n, v)}
-            return self.request("fs.writeFile", p) + (("own", v),)
+            pad = 40000 if self.rng.random() < 0.1 else 300  # 8 MB or 60 KB
+            p = {"path": self.own, "content": own_content(self.n, v, pad)}
+            return self.request("fs.writeFile", p) + (("own", v, pad),)
         if r < 0.54:
             self.seq += 1
             p = {"executable": "sleep", "arguments": [MARK % (self.n * 100000 + self.seq % 100000)],
@@ -184,7 +193,7 @@ class Client(threading.Thread):
         return self.request(m, p) + (("read", m),)
 
     def judge(self, what, reply):
-        kind, arg = what
+        kind, arg = what[0], what[1]
         if "error" in reply:
             fail("client %d: %s answered a JSON-RPC error: %s" % (self.n, kind, reply["error"]))
             return
@@ -201,6 +210,7 @@ class Client(threading.Thread):
             elif arg > self.version:
                 self.version = arg
                 count("writes_ok")
+                count("big_writes", what[2] > 1000)
         elif kind == "run":
             count("runs")
             if not ok and res.get("errorCode") != "Timeout":
@@ -208,15 +218,25 @@ class Client(threading.Thread):
         elif not ok:
             fail("client %d: %s failed: %s" % (self.n, arg, res.get("errorMessage")))
 
-    def read_replies(self, pending, deadline):
-        """Reads replies until none is pending; False if the server died first."""
+    def exchange(self, data, pending, deadline):
+        """Writes data while reading replies (as a client must: a server that waits for its
+        replies to be read stops reading), until none is pending; False if the server died
+        first."""
         p = self.proc
+        out = p.stdin.fileno()
         while pending:
             left = deadline - time.time()
             if left <= 0:
                 fail("client %d: no reply in 60 s (ids %s)" % (self.n, sorted(pending)))
                 return False
-            r, _, _ = select.select([p.stdout], [], [], min(left, 1.0))
+            r, w, _ = select.select([p.stdout], [out] if data else [], [], min(left, 1.0))
+            if w:
+                try:
+                    data = data[os.write(out, data[:1 << 20]):]
+                except (BlockingIOError, InterruptedError):
+                    pass
+                except OSError:
+                    return False
             if not r:
                 continue
             try:
@@ -265,16 +285,12 @@ class Client(threading.Thread):
                 i, msg, what = self.choose(own_busy)
                 pending[i] = what
                 data += msg
+                self.big_in_flight |= what[0] == "own" and what[2] > 1000
             count("requests", len(pending))
-            alive = True
-            try:
-                self.proc.stdin.write(data)
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                alive = False
-            if alive:
-                alive = self.read_replies(pending, time.time() + 60)
+            alive = self.exchange(data, pending, time.time() + 60)
+            self.big_in_flight = False
             if not alive:
+                self.kill()  # (a server that stopped answering is a failure already)
                 self.proc.wait()
                 self.resync(pending)
                 self.start_server()
@@ -283,8 +299,21 @@ class Client(threading.Thread):
             self.proc.stdin.close()
         except OSError:
             pass
-        if self.proc.wait(30) != 0:
-            fail("client %d: the server's last exit status was %d" % (self.n, self.proc.returncode))
+        try:
+            status = self.proc.wait(60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            status = "none: still running 60 s after the end of its input"
+        if status != 0:
+            fail("client %d: the server's last exit status was %s" % (self.n, status))
+
+
+def thread_failed(args):
+    fail("a client's thread raised %s: %s" % (args.exc_type.__name__, args.exc_value))
+    traceback.print_exception(args.exc_type, args.exc_value, args.exc_traceback)
+
+
+threading.excepthook = thread_failed
 
 
 clients = [Client(i, opts.seed * 1000 + i) for i in range(opts.clients)]
@@ -304,7 +333,10 @@ while time.time() < end and not failures:
             with lock:
                 stats["peak_rss_kib"] = max(stats["peak_rss_kib"], k)
     if time.time() >= next_kill:
-        if rng.choice(clients).kill():
+        # half the time at a server writing a big file, if one is: to land between the
+        # temporary file and the rename
+        busy = [c for c in clients if c.big_in_flight]
+        if rng.choice(busy if busy and rng.random() < 0.5 else clients).kill():
             count("kills")
         next_kill = time.time() + rng.expovariate(1 / opts.kill_every)
 for c in clients:
@@ -395,10 +427,10 @@ edits_unknown_in = sum(1 for c in clients for line, ok in c.edits.items()
 print("soak: %d requests, %d answered, %d unanswered (server killed); %d kills, %d restarts"
       % (stats["requests"], stats["answered"], stats["unanswered"], stats["kills"], stats["restarts"]))
 print("soak: %d edits of shared.txt reported done, all in it once: %s; %d failed; %d unanswered "
-      "(%d of them applied); %d whole-file writes; %d programs; %d temporary files of killed "
+      "(%d of them applied); %d whole-file writes (%d of 8 MB); %d programs; %d temporary files of killed "
       "servers, all swept; peak RSS %.1f MiB%s"
       % (stats["edits_ok"], "yes" if not lost else "NO", stats["edits_failed"], edits_unknown,
-         edits_unknown_in, stats["writes_ok"], stats["runs"], len(tmps),
+         edits_unknown_in, stats["writes_ok"], stats["big_writes"], stats["runs"], len(tmps),
          stats["peak_rss_kib"] / 1024, " (AddressSanitizer: not checked)" if asan else ""))
 if opts.keep:
     print("soak: workspace kept in " + ws)
