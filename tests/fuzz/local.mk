@@ -3,8 +3,8 @@
 # with --enable-fuzzing (clang, CFLAGS with -fsanitize=fuzzer-no-link,...) links them with
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
-	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_path tests/fuzz/fuzz_edits \
-	tests/fuzz/fuzz_http
+	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
+	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la
 
@@ -28,6 +28,10 @@ tests_fuzz_fuzz_framing_LDADD = libhermes_server.la $(fuzz_core_libs)
 tests_fuzz_fuzz_server_SOURCES = tests/fuzz/fuzz_server.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_server_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/server"'
 tests_fuzz_fuzz_server_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_core_libs)
+# the same bytes framed and handed to a session through its API, on two channels in turn
+tests_fuzz_fuzz_session_SOURCES = tests/fuzz/fuzz_session.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_session_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/server"'
+tests_fuzz_fuzz_session_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_core_libs)
 # what hermes mcp --listen decides on a POST once parsed: Origin, token, the body's 2026 _meta,
 # the headers that mirror it, the 2026 result made of it
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c tests/fuzz/fuzz.h
@@ -50,6 +54,7 @@ tests_fuzz_fuzz_envelope_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_stream_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_framing_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_server_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_session_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_edits_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_http_LDFLAGS = $(fuzz_link_flags)
@@ -64,6 +69,7 @@ tests_fuzz_fuzz_envelope_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_stream_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_framing_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_server_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_session_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_edits_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_http_SOURCES += tests/fuzz/replay.c

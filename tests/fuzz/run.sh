@@ -18,6 +18,7 @@ for bin in "$build"/tests/fuzz/fuzz_*; do
 	seeds="$top/tests/fuzz/corpus/$name"
 	extra=""
 	[ "$name" = json ] && extra="$top/tests/data/JSONTestSuite/test_parsing"
+	[ "$name" = session ] && seeds="$top/tests/fuzz/corpus/server" # the same input as fuzz_server
 	echo "== fuzz_$name for ${seconds}s"
 	# -timeout: an input that takes over 10 s is a hang; -rss_limit_mb: unbounded memory is a bug.
 	(cd "$build" && "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
