@@ -2,9 +2,9 @@
 # tests/server_callgraph.sh: the files of src/server call each other in one direction only. From
 # the built library (the archive libtool makes of libhermes_server.la), file A calls (or reads)
 # file B when a symbol B defines is undefined in A; the graph of those edges must have no cycle
-# (tsort finds one); and the order drawn at the top of src/server/session.h (the files named in
-# its comment, in that order) must be one that every edge follows. Prints the edges. Needs nm
-# (binutils) and tsort (coreutils); skipped (77) without them.
+# (tsort finds one); and the orders drawn at the top of src/server/session.h and in doc/DESIGN.md
+# (the files they name, in that order) must name every file and be ones every edge follows.
+# Prints the edges. Needs nm (binutils) and tsort (coreutils); skipped (77) without them.
 set -u
 LC_ALL=C
 export LC_ALL
@@ -43,21 +43,30 @@ if ! cat "$tmp/edges" "$tmp/nodes" | tsort >"$tmp/order" 2>"$tmp/loop"; then
 fi
 echo "an order the calls follow: $(tr '\n' ' ' <"$tmp/order")"
 
-# The order drawn in session.h: every .c it names, in order, up to the end of that comment.
-sed -n '/Files of src\/server/,/\*\//p' "$top_srcdir/src/server/session.h" |
-	grep -o '[a-z_0-9]*\.c' | sed 's/\.c$//' | awk '!seen[$0]++ { print $0, NR }' >"$tmp/drawn"
+# The drawings of the order, at the top of session.h and in doc/DESIGN.md's server section: each
+# must name every file, in an order every edge follows. $1: where; stdin: the drawing.
 status=0
-while read -r f; do
-	grep -q "^$f " "$tmp/drawn" || { echo "FAIL: session.h does not draw $f.c" >&2; status=1; }
-done <"$tmp/files"
-while read -r from to; do
-	a=$(awk -v f="$from" '$1 == f { print $2 }' "$tmp/drawn")
-	b=$(awk -v f="$to" '$1 == f { print $2 }' "$tmp/drawn")
-	if [ -n "$a" ] && [ -n "$b" ] && [ "$a" -ge "$b" ]; then
-		echo "FAIL: $from.c calls $to.c but session.h draws it after $to.c" >&2
-		status=1
-	fi
-done <"$tmp/edges"
+check_drawing() { # (not in a pipeline: it sets status)
+	grep -o '[a-z_0-9]*\.c' | sed 's/\.c$//' | awk '!seen[$0]++ { print $0, NR }' >"$tmp/drawn"
+	while read -r f; do
+		grep -q "^$f " "$tmp/drawn" || { echo "FAIL: $1 does not draw $f.c" >&2; status=1; }
+	done <"$tmp/files"
+	while read -r from to; do
+		a=$(awk -v f="$from" '$1 == f { print $2 }' "$tmp/drawn")
+		b=$(awk -v f="$to" '$1 == f { print $2 }' "$tmp/drawn")
+		if [ -n "$a" ] && [ -n "$b" ] && [ "$a" -ge "$b" ]; then
+			echo "FAIL: $from.c calls $to.c but $1 draws it after $to.c" >&2
+			status=1
+		fi
+	done <"$tmp/edges"
+}
+sed -n '/Files of src\/server/,/\*\//p' "$top_srcdir/src/server/session.h" >"$tmp/session.h"
+check_drawing session.h <"$tmp/session.h"
+# the first fenced block of the section "## The server"
+awk '/^## The server/ { in_section = 1; next } /^## / { in_section = 0 }
+     in_section && /^```/ { if (fence++) exit; next } in_section && fence' \
+	"$top_srcdir/doc/DESIGN.md" >"$tmp/DESIGN.md"
+check_drawing doc/DESIGN.md <"$tmp/DESIGN.md"
 echo "edges (caller callee):"
 sed 's/^/  /' "$tmp/edges"
 exit $status
