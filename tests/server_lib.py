@@ -303,7 +303,7 @@ def pid_alive(pid):
     try:
         with open("/proc/%d/stat" % pid) as f:
             return f.read().split(") ")[1][0] != "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone before the open, or during the read
         return False
 
 
