@@ -280,11 +280,14 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
 		program(s, rep, self);
 	if (!s->tty)
 		setpgid(prog, prog); /* (a tty's program makes its own session: setpgid would race it) */
-	report(rep, 'P', (int)prog);
-	/* Hold nothing of Hermes's open (its protocol pipes, its files): only the report. */
+	/* Hold nothing of Hermes's open (its protocol pipes, its files, the program's standard
+	 * input): only the report. Before the pid is reported, since Hermes returns from
+	 * hermes_run_start on it: a program that closes its input must then have no reader left
+	 * (its writer gets EPIPE), whatever the supervisor's scheduling. */
 	if (rep > 0)
 		syscall(SYS_close_range, 0U, (unsigned)rep - 1, 0U);
 	syscall(SYS_close_range, (unsigned)rep + 1, ~0U, 0U);
+	report(rep, 'P', (int)prog);
 
 	sigset_t wanted;
 	sigemptyset(&wanted);
