@@ -79,5 +79,5 @@ for u in a b; do
 		status=1
 	fi
 done
-[ $status -eq 0 ] || { cat "$work/nginx/error.log" | tail -20; tail -20 "$work/a.log" "$work/b.log"; }
+[ $status -eq 0 ] || { tail -n 20 "$work/nginx/error.log"; tail -n 20 "$work/a.log" "$work/b.log"; }
 exit $status
