@@ -2,8 +2,8 @@
 # MUST of the transport (Origin 403, bearer token 401, header/body mismatch 400 -32020, 405, 413,
 # notifications 202, SSE only when notifications come before the result, closing the stream
 # cancels), both eras on one endpoint (2025 sessions with Mcp-Session-Id, none in 2026), the Unix
-# socket, and the slow client that must not hold a slot. Skipped where hermes was built without
-# HTTP.
+# socket, the slow client that must not hold a slot, and clients past --max-connections waiting.
+# Skipped where hermes was built without HTTP.
 import base64
 import http.client
 import json
@@ -411,6 +411,30 @@ def test_slow_client_does_not_hold_a_slot():
             closed = True
         check(closed or time.monotonic() - t0 < 4.5, "a trickling header held a slot")
         s.close()
+
+
+def test_connections_past_the_limit_wait():
+    import threading
+    with Http(args=["--max-connections=2", "--http-timeout=20"]) as h:
+        held = [h.raw(), h.raw()]  # both slots, idle
+        time.sleep(0.2)
+        out = {}
+
+        def third():
+            try:
+                out["status"] = h.modern("server/discover")[0]
+            except Exception as e:  # refused instead of waiting
+                out["error"] = repr(e)
+            out["at"] = time.monotonic()
+        t = threading.Thread(target=third)
+        t.start()
+        time.sleep(0.5)
+        check(not out, "a third connection was not made to wait: %r" % out)
+        freed = time.monotonic()
+        held[0].close()  # a slot frees: the waiting client is served
+        t.join(10)
+        check(out.get("status") == 200 and out["at"] - freed < 2, out)
+        held[1].close()
 
 
 run_tests(globals())

@@ -120,7 +120,12 @@ struct http_server {
 	legacy_t *legacies;
 	size_t n_legacies;
 	bool stopping;
-	bool quiesced;                  /* libmicrohttpd gave the listening socket back */
+	size_t n_conns;                 /* connections open (libmicrohttpd's) */
+	pthread_cond_t conn_room;       /* one closed */
+	unsigned max_conns;
+	pthread_t acceptor;             /* accepts while there is room (accept_loop) */
+	bool acceptor_started;
+	int accept_stop;                /* eventfd: stop accepting */
 };
 
 static volatile sig_atomic_t signals_seen;
@@ -709,18 +714,65 @@ static void notify_connection(void *cls, struct MHD_Connection *c, void **socket
 		hs->conns = k;
 		pthread_mutex_unlock(&hs->lock);
 		*socket_context = k;
-	} else if (*socket_context) {
+	} else {
 		conn_t *k = *socket_context;
 		pthread_mutex_lock(&hs->lock);
-		if (k->prev)
-			k->prev->next = k->next;
-		else
-			hs->conns = k->next;
-		if (k->next)
-			k->next->prev = k->prev;
+		if (k) {
+			if (k->prev)
+				k->prev->next = k->next;
+			else
+				hs->conns = k->next;
+			if (k->next)
+				k->next->prev = k->prev;
+		}
+		hs->n_conns--;
+		pthread_cond_broadcast(&hs->conn_room);
 		pthread_mutex_unlock(&hs->lock);
 		free(k);
 		*socket_context = NULL;
+	}
+}
+
+/* Accepts connections while fewer than --max-connections are open, and hands them to
+ * libmicrohttpd; at the limit it stops accepting, so the next clients wait in the listen queue
+ * (backpressure) instead of being refused. */
+static void *accept_loop(void *arg)
+{
+	http_server_t *hs = arg;
+	for (;;) {
+		pthread_mutex_lock(&hs->lock);
+		while (hs->n_conns >= hs->max_conns && !hs->stopping)
+			pthread_cond_wait(&hs->conn_room, &hs->lock);
+		bool stop = hs->stopping;
+		pthread_mutex_unlock(&hs->lock);
+		if (stop)
+			return NULL;
+		struct pollfd p[2] = {{hs->listen_fd, POLLIN, 0}, {hs->accept_stop, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return NULL;
+		if (p[1].revents & POLLIN)
+			return NULL;
+		if (!(p[0].revents & POLLIN))
+			continue;
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		int fd = accept4(hs->listen_fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED || errno == EINTR))
+			continue;
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS)
+				poll(NULL, 0, 100); /* out of descriptors: let some close */
+			continue;
+		}
+		pthread_mutex_lock(&hs->lock);
+		hs->n_conns++; /* counted now, released by notify_connection's close */
+		pthread_mutex_unlock(&hs->lock);
+		if (MHD_add_connection(hs->daemon, fd, (struct sockaddr *)&ss, sl) != MHD_YES) {
+			/* libmicrohttpd closed it and notified nothing */
+			pthread_mutex_lock(&hs->lock);
+			hs->n_conns--;
+			pthread_mutex_unlock(&hs->lock);
+		}
 	}
 }
 
@@ -1065,7 +1117,7 @@ static int listen_on(http_server_t *hs, const char *spec, char *url, size_t url_
 		struct stat st;
 		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 			unlink(path); /* a socket left by an earlier server */
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(fd, 128) != 0) {
 			fprintf(stderr, "hermes mcp: cannot listen on %s: %s\n", spec, strerror(errno));
 			if (fd >= 0)
@@ -1104,7 +1156,7 @@ static int listen_on(http_server_t *hs, const char *spec, char *url, size_t url_
 		freeaddrinfo(ai);
 		return 2;
 	}
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int one = 1;
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -1209,6 +1261,28 @@ static bool all_finished(http_server_t *hs, int *timeout_ms)
 	return done;
 }
 
+/* No new connections: the acceptor ends, and the listening socket is closed (clients see the
+ * server gone); the connections open go on. */
+static void stop_accepting(http_server_t *hs)
+{
+	pthread_mutex_lock(&hs->lock);
+	hs->stopping = true;
+	pthread_cond_broadcast(&hs->conn_room);
+	pthread_mutex_unlock(&hs->lock);
+	if (hs->acceptor_started) {
+		uint64_t one = 1;
+		if (write(hs->accept_stop, &one, sizeof one) < 0) {
+			/* cannot fail on a fresh eventfd */
+		}
+		pthread_join(hs->acceptor, NULL);
+		hs->acceptor_started = false;
+	}
+	if (hs->listen_fd >= 0) {
+		close(hs->listen_fd);
+		hs->listen_fd = -1;
+	}
+}
+
 int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_options_t *http)
 {
 	http_server_t *hs = calloc(1, sizeof *hs);
@@ -1220,6 +1294,7 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	hs->http = http;
 	hs->listen_fd = -1;
 	hs->stop_efd = -1;
+	hs->accept_stop = -1;
 	hs->wake_pipe[0] = hs->wake_pipe[1] = -1;
 	hs->timeout = http->timeout_seconds > 0 ? http->timeout_seconds : 30;
 	hs->max_body = opts->max_message_bytes > 0 ? (size_t)opts->max_message_bytes : 4u << 20;
@@ -1227,6 +1302,7 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	pthread_mutex_init(&hs->lock, NULL);
 	pthread_mutex_init(&hs->modern_feed, NULL);
 	pthread_cond_init(&hs->room, NULL);
+	pthread_cond_init(&hs->conn_room, NULL);
 	hermes_log_set_level(opts->log_level);
 	if (http->auth_token_file && read_token(hs, http->auth_token_file) != 0) {
 		status = 2;
@@ -1255,18 +1331,20 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	hs->sopts.grace_seconds = opts->grace_seconds;
 	hs->sopts.no_log_hook = true;
 	if (pipe2(hs->wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0 ||
-	    (hs->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+	    (hs->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
+	    (hs->accept_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		fprintf(stderr, "hermes mcp: %s\n", strerror(errno));
 		goto out;
 	}
 	if ((hs->modern = hermes_session_new(&hs->sopts, &hs->drop, session_wake, hs)) == NULL)
 		goto out;
-	unsigned limit = http->max_connections > 0 ? (unsigned)http->max_connections : 64;
+	hs->max_conns = http->max_connections > 0 ? (unsigned)http->max_connections : 64;
+	/* accept_loop accepts (and stops at the limit); libmicrohttpd serves what it is handed */
 	hs->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
-		MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL, access_handler, hs,
-		MHD_OPTION_LISTEN_SOCKET, hs->listen_fd,
-		MHD_OPTION_CONNECTION_LIMIT, limit,
+		MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+		access_handler, hs,
+		MHD_OPTION_CONNECTION_LIMIT, hs->max_conns + 1,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)hs->timeout,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MAX_HEADER_BYTES,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_log, hs,
@@ -1278,6 +1356,11 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 		fprintf(stderr, "hermes mcp: libmicrohttpd could not start serving %s\n", http->listen);
 		goto out;
 	}
+	if (pthread_create(&hs->acceptor, NULL, accept_loop, hs) != 0) {
+		fprintf(stderr, "hermes mcp: cannot start the thread that accepts connections\n");
+		goto out;
+	}
+	hs->acceptor_started = true;
 	signal_pipe = hs->wake_pipe[1];
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -1311,11 +1394,7 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 				hermes_log(HERMES_LOG_INFO, "http: stopping: no new requests; the work in flight "
 				           "gets the grace");
 				stopping = true;
-				pthread_mutex_lock(&hs->lock);
-				hs->stopping = true;
-				pthread_mutex_unlock(&hs->lock);
-				if (MHD_quiesce_daemon(hs->daemon) >= 0)
-					hs->quiesced = true; /* the listening socket is ours to close */
+				stop_accepting(hs);
 				for_each_session(hs, hermes_session_wind_down);
 			} else {
 				for_each_session(hs, hermes_session_cancel_all);
@@ -1331,11 +1410,9 @@ out:
 			/* cannot fail on a fresh eventfd */
 		}
 	}
-	if (hs->daemon) {
+	stop_accepting(hs);
+	if (hs->daemon)
 		MHD_stop_daemon(hs->daemon);
-		if (!hs->quiesced)
-			hs->listen_fd = -1; /* closed by libmicrohttpd */
-	}
 	signal_pipe = -1;
 	while (hs->legacies) {
 		legacy_t *l = hs->legacies;
@@ -1355,6 +1432,9 @@ out:
 			close(hs->wake_pipe[i]);
 	if (hs->stop_efd >= 0)
 		close(hs->stop_efd);
+	if (hs->accept_stop >= 0)
+		close(hs->accept_stop);
+	pthread_cond_destroy(&hs->conn_room);
 	if (hs->token) {
 		explicit_bzero(hs->token, hs->token_len);
 		free(hs->token);

@@ -15,7 +15,7 @@
 #include "core/dl.h"
 
 #define HERMES_MHD_FUNCTIONS(X)                                                               \
-	X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_quiesce_daemon) X(MHD_get_daemon_info)   \
+	X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_add_connection)   \
 	X(MHD_create_response_from_buffer) X(MHD_create_response_from_callback)               \
 	X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response)              \
 	X(MHD_lookup_connection_value) X(MHD_get_connection_values)                           \
@@ -33,8 +33,7 @@ bool hermes_mhd_lib_load(char *err, size_t n);
 #ifndef HERMES_MHD_LIB_LOADER
 #define MHD_start_daemon hermes_mhd_lib.MHD_start_daemon
 #define MHD_stop_daemon hermes_mhd_lib.MHD_stop_daemon
-#define MHD_quiesce_daemon hermes_mhd_lib.MHD_quiesce_daemon
-#define MHD_get_daemon_info hermes_mhd_lib.MHD_get_daemon_info
+#define MHD_add_connection hermes_mhd_lib.MHD_add_connection
 #define MHD_create_response_from_buffer hermes_mhd_lib.MHD_create_response_from_buffer
 #define MHD_create_response_from_callback hermes_mhd_lib.MHD_create_response_from_callback
 #define MHD_add_response_header hermes_mhd_lib.MHD_add_response_header
