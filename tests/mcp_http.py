@@ -369,6 +369,26 @@ def test_legacy_sessions():
         check(st == 200 and r.getheader("Mcp-Session-Id") not in (None, sid), r.getheaders())
 
 
+def test_programs_are_the_servers_whichever_client_started_them():
+    with Http() as h:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}}}
+        st, r, body = h.post(init)
+        hd = {"Mcp-Session-Id": r.getheader("Mcp-Session-Id")}
+        h.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, hd)
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "proc_start", "arguments": {"executable": "sleep", "arguments": ["30"],
+                                                "waitSeconds": 0}}}, hd)
+        check(st == 200 and body["result"]["isError"] is False, body)
+        pid = body["result"]["structuredContent"]["id"]
+        # a 2026 client sees it and stops it: one workspace, one table of programs
+        st, r, body = h.modern("tools/call", {"name": "proc_list", "arguments": {}})
+        ids = [p["id"] for p in body["result"]["structuredContent"]["programs"]]
+        check(pid in ids, (pid, body))
+        st, r, body = h.modern("tools/call", {"name": "proc_stop", "arguments": {"id": pid}})
+        check(st == 200 and body["result"]["isError"] is False, body)
+
+
 def test_unix_socket():
     with Http(unix=True) as h:
         check(h.url.startswith("http://localhost"), h.url)

@@ -1330,6 +1330,14 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	hs->sopts.jobs = opts->jobs;
 	hs->sopts.grace_seconds = opts->grace_seconds;
 	hs->sopts.no_log_hook = true;
+	/* one workspace for every session: the programs started (proc.start) are the server's,
+	 * whichever client or era asks */
+	hermes_error_t err_ex;
+	if (hermes_executor_new(&hs->sopts.config, &hs->sopts.executor, &err_ex) != 0) {
+		fprintf(stderr, "hermes mcp: cannot open the workspace: %s\n", err_ex.message);
+		status = 2;
+		goto out;
+	}
 	if (pipe2(hs->wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0 ||
 	    (hs->stop_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0 ||
 	    (hs->accept_stop = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
@@ -1421,6 +1429,7 @@ out:
 			legacy_free(l);
 	}
 	hermes_session_free(hs->modern);
+	hermes_executor_free(hs->sopts.executor);
 	if (hs->listen_fd >= 0)
 		close(hs->listen_fd);
 	if (hs->unix_path) {

@@ -75,6 +75,7 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 		return NULL;
 	}
 	srv->roots_deadline = -1;
+	srv->ex = opts->executor;
 	if (!opts->no_log_hook)
 		hermes_log_set_hook(hermes_mcp_log, srv);
 	hermes_log(HERMES_LOG_INFO, "session: %d worker(s)", jobs);
@@ -98,10 +99,12 @@ void hermes_session_free(hermes_session_t *srv)
 	if (srv == NULL)
 		return;
 	hermes_session_end(srv);
-	hermes_executor_free(srv->ex);
+	if (srv->ex != srv->opts.executor)
+		hermes_executor_free(srv->ex);
 	while (srv->retired) {
 		retired_t *next = srv->retired->next;
-		hermes_executor_free(srv->retired->ex);
+		if (srv->retired->ex != srv->opts.executor)
+			hermes_executor_free(srv->retired->ex);
 		free(srv->retired);
 		srv->retired = next;
 	}

@@ -110,6 +110,9 @@ typedef struct hermes_session_options {
 	                               running gets this long, then is cancelled */
 	bool no_log_hook;           /* leave the log hook alone: the transport runs several sessions
 	                               and asks nothing of a client outside a request (HTTP) */
+	hermes_executor_t *executor; /* the workspace, shared with other sessions (borrowed: never
+	                               freed or replaced by the session); NULL: the session opens
+	                               its own on first need */
 } hermes_session_options_t;
 
 typedef struct server hermes_session_t;
