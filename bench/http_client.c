@@ -1,4 +1,4 @@
-/* bench/http_client.c: a small HTTP/1.1 load client for bench/http.sh: C keep-alive connections
+/* bench/http_client.c: a small HTTP/1.1 load client for bench/compare's HTTP rows: C keep-alive connections
  * (one thread each) send the same request over and over for a while and count the answers.
  *
  *   http_client HOST PORT CONNECTIONS SECONDS METHOD PATH [BODY [HEADER...]]

@@ -44,8 +44,7 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 	$(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/mcp_sdk.mjs tests/mcp_client.mjs tests/mcp_lib.mjs \
 	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs
 
-# The benchmarks are run by hand (bench/compare; bench/server.sh for one server figure; bench/http.sh
-# for Streamable HTTP against nginx); they ship
+# The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
+# bench/server.sh for one server figure); they ship
 # with their client. Their figures are in the README.
-EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http.sh \
-	bench/http_client.c
+EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c
