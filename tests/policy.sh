@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/policy.sh: what an agent may do, tried from outside as one would try to get around it:
 # --read-only, --allow and --deny (the verbs turned off fail with NotAllowed, are marked by
-# hermes verbs and change nothing), the sandbox of proc.run's programs (Landlock: writes outside
-# the workspace fail, with a link out of the workspace too; --sandbox=off allows them; strict
-# also stops reads), and --proc-env=minimal.
+# hermes verbs and change nothing), the sandbox of proc.run's and proc.start's programs
+# (Landlock: writes outside the workspace fail, with a link out of the workspace too;
+# --sandbox=off allows them; strict also stops reads), and --proc-env=minimal.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 # "Outside" must not be under /tmp or /var/tmp, which the sandbox lets programs write: the build
@@ -27,6 +27,10 @@ out=$(echo '{"verb":"fs.writeFile","arguments":{"path":"a.txt","content":"x"}}' 
 expect_eq "read-only: writeFile exit status" "$?" 1
 expect_match "read-only: writeFile is NotAllowed" "$out" '"errorCode":"NotAllowed"'
 [ -e "$WS/root/a.txt" ] && fail "read-only: a.txt was written"
+out=$(echo '{"verb":"proc.start","arguments":{"executable":"touch","arguments":["made"]}}' |
+	"$HERMES" -i --root "$WS/root" --read-only)
+expect_match "read-only: proc.start is NotAllowed (the console)" "$out" '"errorCode":"NotAllowed"'
+[ -e "$WS/root/made" ] && fail "read-only: proc.start's program ran"
 out=$(echo '{"verb":"fs.exists","arguments":{"path":"."}}' | run --read-only)
 expect_match "read-only: exists runs" "$out" '"exists":true'
 out=$(printf 'verb: proc.run\narguments: {executable: touch, arguments: [made]}\n' | run --deny='proc.*')
@@ -72,6 +76,23 @@ expect_match "strict: a read outside fails" "$out" '"exitCode":[1-9]'
 out=$(shift_run "cat inside.txt && ls /usr/bin >/dev/null" --sandbox=strict)
 expect_match "strict: reads in the workspace and the system's directories work" "$out" '"exitCode":0'
 
+# proc.start's programs are confined the same way (through the console, which keeps them: hermes
+# exec refuses proc.start)
+start_run() {
+	script=$1
+	shift
+	printf '{"verb":"proc.start","arguments":{"executable":"sh","arguments":["-c","%s"],"waitSeconds":20}}\n' \
+		"$script" | "$HERMES" -i --root "$WS/root" "$@"
+}
+out=$(start_run "echo x > $OUT/file3")
+expect_match "sandbox: proc.start's program cannot write outside" "$out" '"exitCode":[1-9]'
+[ -e "$OUT/file3" ] && fail "sandbox: a started program wrote outside the workspace"
+out=$(start_run "echo x > started.txt")
+expect_match "sandbox: proc.start's program writes inside" "$out" '"exitCode":0'
+expect_eq "sandbox: the file a started program wrote" "$(cat "$WS/root/started.txt")" x
+out=$(start_run "echo x > $OUT/file3" --sandbox=off)
+[ -e "$OUT/file3" ] || fail "--sandbox=off: the started program did not write outside"
+
 # ---- --proc-env=minimal
 export HERMES_POLICY_SECRET=leaked
 out=$(shift_run 'echo \"[$HERMES_POLICY_SECRET]\" > env.txt; test -n \"$PATH\"' --proc-env=minimal)
@@ -79,4 +100,6 @@ expect_match "minimal env: the program runs with PATH" "$out" '"exitCode":0'
 expect_eq "minimal env: other variables are not passed" "$(cat "$WS/root/env.txt")" "[]"
 shift_run 'echo \"[$HERMES_POLICY_SECRET]\" > env.txt' >/dev/null
 expect_eq "inherited env: they are" "$(cat "$WS/root/env.txt")" "[leaked]"
+out=$(start_run 'echo \"[$HERMES_POLICY_SECRET]\"' --proc-env=minimal)
+expect_match "minimal env: not passed to proc.start's program either" "$out" '"stdout":"\[\]\\n"'
 finish
