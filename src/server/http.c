@@ -82,7 +82,9 @@ typedef struct hreq {
 	pthread_mutex_t lock;
 	pthread_cond_t room;
 	int refs;                       /* libmicrohttpd's, the SSE response's, the session's holds */
-	int efd;                        /* eventfd: a message was queued */
+	int efd;                        /* eventfd: a message was queued; made (under lock) only once
+	                                   the request's thread has to wait: -1 until then, so a reply
+	                                   made on that thread (INSTANT verbs) costs no descriptor */
 	queued_t *head, **tail;
 	size_t queued;
 	bool final_queued;              /* the reply to the request is in the queue */
@@ -249,9 +251,10 @@ static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	q->queued += len;
 	if (!m->note)
 		q->final_queued = true;
+	int efd = q->efd; /* -1: nobody waits yet, and the waiter looks at the queue first */
 	pthread_mutex_unlock(&q->lock);
 	uint64_t one = 1;
-	if (write(q->efd, &one, sizeof one) < 0) {
+	if (efd >= 0 && write(efd, &one, sizeof one) < 0) {
 		/* an eventfd write fails only if the counter overflows: it is readable anyway */
 	}
 }
@@ -334,9 +337,14 @@ static int req_wait(hreq_t *q, hermes_session_t *s)
 	for (;;) {
 		pthread_mutex_lock(&q->lock);
 		bool ready = q->head != NULL;
+		if (!ready && q->efd < 0)
+			q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		int efd = q->efd;
 		pthread_mutex_unlock(&q->lock);
 		if (ready)
 			return 1;
+		if (efd < 0)
+			return -1; /* out of descriptors */
 		struct pollfd p[3] = {{q->efd, POLLIN, 0}, {q->conn ? q->conn->fd : -1, POLLRDHUP, 0},
 		                      {q->hs->stop_efd, POLLIN, 0}};
 		if (poll(p, 3, -1) < 0 && errno != EINTR)
@@ -653,7 +661,7 @@ static void *uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	q->ch.ops = &req_ops;
 	q->hs = hs;
 	q->refs = 1;
-	q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	q->efd = -1;
 	q->tail = &q->head;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->room, NULL);
