@@ -52,8 +52,16 @@ export async function abortStopsProgram(ws, call) {
 	assert.ok(Date.now() - t0 < 1000, `gone after ${Date.now() - t0} ms`);
 }
 
+// A fresh directory, removed when the test process exits.
+const made = [];
+process.on('exit', () => {
+	for (const d of made)
+		fs.rmSync(d, { recursive: true, force: true });
+});
 export function workspace() {
-	return fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-client.'));
+	const d = fs.mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-client.'));
+	made.push(d);
+	return d;
 }
 
 // Files the known arguments below use.
