@@ -367,6 +367,10 @@ def test_legacy_sessions():
         # a second client gets its own session
         st, r, body = h.post(init)
         check(st == 200 and r.getheader("Mcp-Session-Id") not in (None, sid), r.getheaders())
+        # a refused initialize begins none
+        st, r, body = h.post({"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {}})
+        check(st == 400 and body["error"]["code"] == -32602 and r.getheader("Mcp-Session-Id") is None,
+              (st, body, r.getheaders()))
 
 
 def test_programs_are_the_servers_whichever_client_started_them():

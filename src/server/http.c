@@ -480,6 +480,8 @@ static void sse_free(void *cls)
 
 /* The first message of the request's answer is queued: the reply alone becomes a JSON
  * response; notifications first make it an SSE stream. */
+static void legacy_drop(http_server_t *hs, legacy_t *l);
+
 static enum MHD_Result answer(hreq_t *q, struct MHD_Connection *c)
 {
 	char sid[64];
@@ -496,6 +498,10 @@ static enum MHD_Result answer(hreq_t *q, struct MHD_Connection *c)
 	if (alone) {
 		m = req_pop(q);
 		int code = reply_code(q, m->body, m->len);
+		if (code && q->initialize && q->legacy) { /* a refused initialize begins no session */
+			legacy_drop(q->hs, q->legacy);
+			extra[0] = NULL;
+		}
 		char *body = m->body;
 		size_t len = m->len;
 		free(m);
@@ -582,6 +588,20 @@ static void legacy_end_locked(http_server_t *hs, legacy_t *l)
 			l->ended = true;
 			return;
 		}
+}
+
+/* Ends l (no more requests find it); the references held go on until released. */
+static void legacy_drop(http_server_t *hs, legacy_t *l)
+{
+	pthread_mutex_lock(&hs->lock);
+	bool listed = !l->ended;
+	if (listed) {
+		legacy_end_locked(hs, l);
+		l->users--; /* the list's reference; the caller still holds one */
+	}
+	pthread_mutex_unlock(&hs->lock);
+	if (listed)
+		hermes_log(HERMES_LOG_INFO, "http: session %s ended", l->id);
 }
 
 /* The session named id, with a reference for the caller; NULL if there is none. */
@@ -839,13 +859,7 @@ static int check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
 			                     "DELETE ends a 2025-era session named by Mcp-Session-Id; the "
 			                     "2026-07-28 revision has no sessions", NULL, h);
 		}
-		pthread_mutex_lock(&hs->lock);
-		if (!l->ended) {
-			legacy_end_locked(hs, l);
-			l->users--; /* the list's reference */
-		}
-		pthread_mutex_unlock(&hs->lock);
-		hermes_log(HERMES_LOG_INFO, "http: session %s ended by the client", l->id);
+		legacy_drop(hs, l);
 		legacy_unref(hs, l);
 		return respond_empty(c, MHD_HTTP_NO_CONTENT, NULL);
 	}
