@@ -14,11 +14,12 @@
 #include "server/log.h"
 #include "server/state.h"
 
-/* The session counts what its messages hold (its bound on held bytes) and is told when they go. */
+/* The budget counts what the messages hold (its bound on held bytes); the session is told when
+ * they go. */
 static void message_freed(void *ctx, size_t bytes)
 {
 	server_t *srv = ctx;
-	atomic_fetch_sub(&srv->held_bytes, bytes);
+	atomic_fetch_sub(&srv->budget->held, bytes);
 	session_room(srv);
 }
 
@@ -224,7 +225,7 @@ void hermes_dispatch_message(server_t *srv, hermes_channel_t *ch, char *body, si
 		reply_invalid(ch, NULL, 0, NULL, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 		return;
 	}
-	atomic_fetch_add(&srv->held_bytes, msg->bytes);
+	atomic_fetch_add(&srv->budget->held, msg->bytes);
 	const hermes_json_t *root = hermes_json_root(doc);
 	if (root->type == HERMES_JSON_OBJECT)
 		handle_object(srv, ch, msg, root, NULL, 0);

@@ -87,6 +87,8 @@ typedef struct hreq {
 	                                   made on that thread (INSTANT verbs) costs no descriptor */
 	queued_t *head, **tail;
 	size_t queued;
+	size_t charged;                 /* bytes sent to it, held in the server's budget until the
+	                                   request is freed (its response with it) */
 	bool final_queued;              /* the reply to the request is in the queue */
 	bool gone;                      /* the client left: what is sent is dropped */
 	bool headers_seen, too_large, answered;
@@ -104,6 +106,7 @@ struct http_server {
 	const hermes_server_options_t *opts;
 	const hermes_http_options_t *http;
 	hermes_session_options_t sopts;
+	hermes_budget_t *budget;        /* the memory of every session (sopts.budget) */
 	char *token;
 	size_t token_len;
 	size_t max_body;
@@ -192,6 +195,7 @@ static void req_unref(hreq_t *q)
 	pthread_mutex_unlock(&q->lock);
 	if (left > 0)
 		return;
+	hermes_budget_release_replies(q->hs->budget, q->charged);
 	for (queued_t *m = q->head, *next; m; m = next) {
 		next = m->next;
 		free(m->body);
@@ -249,6 +253,8 @@ static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	*q->tail = m;
 	q->tail = &m->next;
 	q->queued += len;
+	q->charged += len;
+	hermes_budget_hold_replies(q->hs->budget, len);
 	if (!m->note)
 		q->final_queued = true;
 	int efd = q->efd; /* -1: nobody waits yet, and the waiter looks at the queue first */
@@ -505,6 +511,9 @@ static enum MHD_Result answer(hreq_t *q, struct MHD_Connection *c)
 		char *body = m->body;
 		size_t len = m->len;
 		free(m);
+		/* the reply goes out now: a client that does not read it gets the idle timeout, so that
+		 * it does not hold the server's budget for replies (see PROTOCOL.md, Memory) */
+		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)q->hs->timeout);
 		return respond(c, (unsigned)hermes_http_status_for(code), "application/json", body, len,
 		               extra);
 	}
@@ -1004,15 +1013,16 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 	}
 	hermes_json_doc_free(doc);
 	doc = NULL;
+	static const char *const retry[] = {"Retry-After", "1", NULL};
 	if (!request) {
 		if (!feed(hs, s, feed_lock, &hs->drop, text, len))
 			return respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, HERMES_RPC_INTERNAL_ERROR,
-			                     "the server is busy or stopping", NULL, NULL);
+			                     "the server is busy or stopping", NULL, retry);
 		return respond_empty(c, MHD_HTTP_ACCEPTED, NULL);
 	}
 	if (!feed(hs, s, feed_lock, &q->ch, text, len))
 		return respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, q->id_text, HERMES_RPC_INTERNAL_ERROR,
-		                     "the server is busy or stopping", NULL, NULL);
+		                     "the server is busy or stopping", NULL, retry);
 	q->answered = true;
 	int w = req_wait(q, s);
 	if (w <= 0)
@@ -1354,6 +1364,11 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	hs->sopts.no_log_hook = true;
 	/* one workspace for every session: the programs started (proc.start) are the server's,
 	 * whichever client or era asks */
+	if ((hs->budget = hermes_budget_new()) == NULL) {
+		fprintf(stderr, "hermes mcp: out of memory\n");
+		goto out;
+	}
+	hs->sopts.budget = hs->budget;
 	hermes_error_t err_ex;
 	if (hermes_executor_new(&hs->sopts.config, &hs->sopts.executor, &err_ex) != 0) {
 		fprintf(stderr, "hermes mcp: cannot open the workspace: %s\n", err_ex.message);
@@ -1451,6 +1466,7 @@ out:
 			legacy_free(l);
 	}
 	hermes_session_free(hs->modern);
+	hermes_budget_free(hs->budget);
 	hermes_executor_free(hs->sopts.executor);
 	if (hs->listen_fd >= 0)
 		close(hs->listen_fd);

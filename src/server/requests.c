@@ -23,24 +23,31 @@ static void send_progress(void *ctx, double progress, double total, const char *
 }
 
 /* Whether a result of want more bytes may be built now: the client reads its replies (fewer
- * than the bound wait for it on the request's channel) and the results being built leave room
- * for it (or there are none: one result larger than the bound still goes, alone). */
+ * than the bound wait for it on the request's channel, and in the budget: the replies of all the
+ * process's sessions) and the results being built in the budget leave room for it (or there are
+ * none: one result larger than the bound still goes, alone). */
 static bool result_room(request_t *req, size_t want, bool *stop)
 {
 	server_t *srv = req->srv;
+	hermes_budget_t *b = srv->budget;
 	hermes_channel_t *ch = req->ch;
-	bool out = !ch->ops->queued || ch->ops->queued(ch) < HERMES_SERVER_MAX_QUEUED_BYTES;
+	size_t queued = ch->ops->queued ? ch->ops->queued(ch) : 0;
 	pthread_mutex_lock(&srv->lock);
 	*stop = req->cancel_requested || atomic_load(&srv->client_gone);
-	size_t held = srv->result_bytes;
+	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_lock(&b->lock);
+	bool out = queued < HERMES_SERVER_MAX_QUEUED_BYTES &&
+	           atomic_load(&b->queued) < HERMES_SERVER_MAX_QUEUED_BYTES;
+	size_t held = b->results;
 	bool room = out && (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
 	                                  want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
 	if (room && !*stop && want) {
-		srv->result_bytes += want;
+		b->results += want;
 		req->result_bytes += want;
 	}
 	if (!room && !*stop) {
-		/* woken when a result is done or replies were written (the timeout: a safety net) */
+		/* woken when a result is done or replies were written (the timeout: a safety net, and
+		 * how a cancel is seen) */
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 50 * 1000 * 1000;
@@ -48,11 +55,11 @@ static bool result_room(request_t *req, size_t want, bool *stop)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000;
 		}
-		atomic_fetch_add(&srv->result_waiters, 1);
-		pthread_cond_timedwait(&srv->result_room, &srv->lock, &until);
-		atomic_fetch_sub(&srv->result_waiters, 1);
+		atomic_fetch_add(&b->waiters, 1);
+		pthread_cond_timedwait(&b->room, &b->lock, &until);
+		atomic_fetch_sub(&b->waiters, 1);
 	}
-	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_unlock(&b->lock);
 	return room;
 }
 
@@ -133,15 +140,14 @@ static void run_request(hermes_pool_job_t *job)
 		req->answer->reply(&r, req->id, outcome, result, &err, cancelled);
 	}
 	/* the reply is placed (queued: counted there from now on) before its result stops counting */
-	pthread_mutex_lock(&srv->lock);
 	size_t held = req->result_bytes;
-	pthread_mutex_unlock(&srv->lock);
+	hermes_budget_t *b = srv->budget;
 	hermes_inflight_done(srv, req, &r);
 	if (held) {
-		pthread_mutex_lock(&srv->lock);
-		srv->result_bytes -= held;
-		pthread_cond_broadcast(&srv->result_room);
-		pthread_mutex_unlock(&srv->lock);
+		pthread_mutex_lock(&b->lock);
+		b->results -= held;
+		pthread_cond_broadcast(&b->room);
+		pthread_mutex_unlock(&b->lock);
 	}
 }
 

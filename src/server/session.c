@@ -29,6 +29,61 @@ static int processor_count(void)
 	return n > 0 ? (int)n : 1;
 }
 
+static void budget_init(hermes_budget_t *b)
+{
+	atomic_init(&b->held, 0);
+	atomic_init(&b->queued, 0);
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->room, NULL);
+	b->results = 0;
+	atomic_init(&b->waiters, 0);
+}
+
+static void budget_destroy(hermes_budget_t *b)
+{
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->room);
+}
+
+/* Wakes the work waiting for room in the budget (requests.c: result_room). */
+static void budget_room(hermes_budget_t *b)
+{
+	if (atomic_load(&b->waiters)) {
+		pthread_mutex_lock(&b->lock);
+		pthread_cond_broadcast(&b->room);
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+hermes_budget_t *hermes_budget_new(void)
+{
+	hermes_budget_t *b = malloc(sizeof *b);
+	if (b)
+		budget_init(b);
+	return b;
+}
+
+void hermes_budget_free(hermes_budget_t *b)
+{
+	if (b == NULL)
+		return;
+	budget_destroy(b);
+	free(b);
+}
+
+void hermes_budget_hold_replies(hermes_budget_t *b, size_t bytes)
+{
+	atomic_fetch_add(&b->queued, bytes);
+}
+
+void hermes_budget_release_replies(hermes_budget_t *b, size_t bytes)
+{
+	if (bytes == 0)
+		return;
+	atomic_fetch_sub(&b->queued, bytes);
+	budget_room(b);
+}
+
 hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
                                      hermes_channel_t *channel, void (*wake)(void *ctx),
                                      void *ctx)
@@ -52,10 +107,9 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 	srv->grace_end = -1;
 	srv->deferred_tail = &srv->deferred;
 	pthread_mutex_init(&srv->lock, NULL);
-	pthread_cond_init(&srv->result_room, NULL);
-	atomic_init(&srv->result_waiters, 0);
+	budget_init(&srv->own_budget);
+	srv->budget = opts->budget ? opts->budget : &srv->own_budget;
 	atomic_init(&srv->client_gone, false);
-	atomic_init(&srv->held_bytes, 0);
 	atomic_init(&srv->throttled, false);
 #ifdef M_MMAP_THRESHOLD
 	/* Big blocks (a file's content, its reply) straight from mmap and back to the system when
@@ -70,7 +124,7 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 	if (srv->pool == NULL) {
 		hermes_log(HERMES_LOG_ERROR, "cannot start the worker threads");
 		pthread_mutex_destroy(&srv->lock);
-		pthread_cond_destroy(&srv->result_room);
+		budget_destroy(&srv->own_budget);
 		free(srv);
 		return NULL;
 	}
@@ -111,7 +165,7 @@ void hermes_session_free(hermes_session_t *srv)
 	free(srv->roots_request);
 	free(srv->workspace_error);
 	pthread_mutex_destroy(&srv->lock);
-	pthread_cond_destroy(&srv->result_room);
+	budget_destroy(&srv->own_budget);
 	free(srv);
 }
 
@@ -221,8 +275,9 @@ static size_t queued(server_t *srv)
 	return ch->ops->queued ? ch->ops->queued(ch) : 0;
 }
 
-/* Is the client holding too much of the session (see session.h)? Once it is, half of each bound
- * must be free again before reading resumes, so that the loop does not wake for every reply. */
+/* Is the client holding too much of the session, or the clients of the budget too much of it (see
+ * session.h)? Once they are, half of each bound must be free again before reading resumes, so that
+ * the loop does not wake for every reply. */
 static bool over_bounds(server_t *srv, bool waiting)
 {
 	unsigned shift = waiting ? 1 : 0;
@@ -230,8 +285,9 @@ static bool over_bounds(server_t *srv, bool waiting)
 	size_t active = srv->active_count;
 	pthread_mutex_unlock(&srv->lock);
 	return active >= (HERMES_SERVER_MAX_INFLIGHT >> shift) ||
-	       atomic_load(&srv->held_bytes) >= (HERMES_SERVER_MAX_HELD_BYTES >> shift) ||
-	       queued(srv) >= (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
+	       atomic_load(&srv->budget->held) >= (HERMES_SERVER_MAX_HELD_BYTES >> shift) ||
+	       queued(srv) + atomic_load(&srv->budget->queued) >=
+	               (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
 }
 
 /* Not while the client holds too much. The flag is published before the second look, so a
@@ -265,11 +321,7 @@ bool hermes_session_may_read(hermes_session_t *srv)
 void hermes_session_room(hermes_session_t *srv)
 {
 	session_room(srv);
-	if (atomic_load(&srv->result_waiters)) { /* results wait for the replies to be read */
-		pthread_mutex_lock(&srv->lock);
-		pthread_cond_broadcast(&srv->result_room);
-		pthread_mutex_unlock(&srv->lock);
-	}
+	budget_room(srv->budget); /* results may wait for the replies to be read */
 }
 
 static int64_t now_ms(void)

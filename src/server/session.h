@@ -113,13 +113,29 @@ typedef struct hermes_session_options {
 	hermes_executor_t *executor; /* the workspace, shared with other sessions (borrowed: never
 	                               freed or replaced by the session); NULL: the session opens
 	                               its own on first need */
+	struct hermes_budget *budget; /* the memory budget shared with the process's other sessions
+	                               (borrowed); NULL: the session has its own */
 } hermes_session_options_t;
 
 typedef struct server hermes_session_t;
 
-/* What a session holds for its client at most; past one of these hermes_session_may_read says
- * no until there is room again (backpressure), so memory stays bounded whatever the client
- * sends and however slowly it reads. Documented in PROTOCOL.md. */
+/* The memory budget of a process: what its sessions hold together (messages, results being
+ * built, replies queued) stays under the bounds below. A transport that runs several sessions
+ * (HTTP) makes one and names it in each session's options; a session given none has its own
+ * (stdio: one session, one budget). */
+typedef struct hermes_budget hermes_budget_t;
+hermes_budget_t *hermes_budget_new(void); /* NULL if memory lacks */
+void hermes_budget_free(hermes_budget_t *b); /* after the last session using it; NULL is fine */
+/* A transport holds bytes of replies past what its channels' queued() report (HTTP: from send()
+ * until the response is gone): counted against the replies' bound, while held. Any thread. */
+void hermes_budget_hold_replies(hermes_budget_t *b, size_t bytes);
+/* They are gone (written, or the client left): waiting work may go on. Any thread. */
+void hermes_budget_release_replies(hermes_budget_t *b, size_t bytes);
+
+/* What the sessions of a budget (the process's) hold for their clients at most, all together
+ * (requests in flight: per session); past one of these hermes_session_may_read says no until
+ * there is room again (backpressure), so memory stays bounded whatever the clients send and
+ * however slowly they read. Documented in PROTOCOL.md. */
 #define HERMES_SERVER_MAX_VALUES       (256 * 1024)  /* JSON values in one message */
 #define HERMES_SERVER_MAX_INFLIGHT     1024u         /* requests queued or running */
 #define HERMES_SERVER_MAX_HELD_BYTES   (32u << 20)   /* messages (text and tree) they hold */

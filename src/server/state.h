@@ -79,7 +79,8 @@ typedef struct request {
 	batch_t *batch;
 	size_t slot;                    /* index of the reply in the batch */
 	hermes_cancel_t *token;         /* LONG verbs, while running (session lock) */
-	size_t result_bytes;            /* counted in srv->result_bytes for its result (session lock) */
+	size_t result_bytes;            /* counted in the budget's results for its result (its
+	                                   worker only) */
 	bool started, cancel_requested; /* session lock */
 	bool silent;                    /* cancelled by an MCP notification: never answered */
 	unsigned send_flags;            /* HERMES_SEND_GATHER while the reader runs it */
@@ -110,6 +111,17 @@ typedef struct pending_id {
 	char *id;
 	hermes_channel_t *ch;           /* held */
 } pending_id_t;
+
+/* The memory budget (session.h): what the sessions sharing it hold together. */
+struct hermes_budget {
+	atomic_size_t held;             /* bytes of the messages alive (text and tree) */
+	atomic_size_t queued;           /* bytes of replies the transport holds (hold_replies) */
+	pthread_mutex_t lock;           /* guards results */
+	size_t results;                 /* results being built, as announced (requests.c) */
+	pthread_cond_t room;            /* signalled when results go down, and when replies were
+	                                   written while some wait on it */
+	atomic_int waiters;             /* threads waiting on room */
+};
 
 /* The session (hermes_session_t, as the transports see it). */
 typedef struct server {
@@ -154,11 +166,8 @@ typedef struct server {
 	bool finishing;                 /* the loop waits for active_count == 0: wake it then */
 	pending_id_t *shutdown_replies; /* shutdown requests to answer once the work is done */
 	atomic_bool client_gone;
-	atomic_size_t held_bytes;       /* of the messages alive */
-	size_t result_bytes;            /* results being built, as announced (requests.c) */
-	pthread_cond_t result_room;     /* signalled when result_bytes goes down, and when replies
-	                                   were written while some wait on it */
-	atomic_int result_waiters;      /* threads waiting on result_room */
+	hermes_budget_t *budget;        /* opts.budget, or own_budget */
+	hermes_budget_t own_budget;
 	atomic_bool throttled;          /* the loop waits for room: wake it when some is made */
 } server_t;
 
