@@ -2,7 +2,8 @@
 # MUST of the transport (Origin 403, bearer token 401, header/body mismatch 400 -32020, 405, 413,
 # notifications 202, SSE only when notifications come before the result, closing the stream
 # cancels), both eras on one endpoint (2025 sessions with Mcp-Session-Id, none in 2026), the Unix
-# socket, the slow client that must not hold a slot, and clients past --max-connections waiting.
+# socket, the slow client that must not hold a slot, clients past --max-connections waiting, and
+# the memory bound held by the server as a whole, however many 2025 sessions its clients open.
 # Skipped where hermes was built without HTTP.
 import base64
 import http.client
@@ -15,9 +16,10 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
-from server_lib import HERMES, check, pid_alive, run_tests
+from server_lib import HERMES, check, pid_alive, rss_kib, run_tests, sanitized
 
 if os.environ.get("HERMES_HTTP") == "no":
     print("SKIP: hermes was configured --without-http (no hermes mcp --listen)")
@@ -459,6 +461,78 @@ def test_connections_past_the_limit_wait():
         t.join(10)
         check(out.get("status") == 200 and out["at"] - freed < 2, out)
         held[1].close()
+
+
+def test_memory_bound_is_the_servers():
+    """12 2025-era sessions, each its own initialize and Mcp-Session-Id, send 3 fs.readFile of an
+    11 MB file each at once (36 connections) and read nothing for three seconds, then read their
+    answers all at once: the bound on results and replies is the server's, not each session's, so
+    the server's peak RSS stays under 128 MiB (50 MiB; 820 MiB when the bound was per session);
+    and every request gets its whole answer."""
+    sessions, each = 12, 3
+    with Http() as h:
+        line = "%07d: the same text again and again, to be read whole by fs.readFile\n"
+        with open(os.path.join(h.root, "big.txt"), "w") as f:
+            f.write("".join(line % i for i in range(150000)))
+        size = os.path.getsize(os.path.join(h.root, "big.txt"))
+        sids = []
+        for i in range(sessions):
+            st, r, body = h.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "t%d" % i, "version": "1"}}})
+            check(st == 200, (st, body))
+            sids.append(r.getheader("Mcp-Session-Id"))
+            st, r, body = h.post({"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                 {"Mcp-Session-Id": sids[-1], "MCP-Protocol-Version": "2025-06-18"})
+            check(st == 202, (st, body))
+        check(len(set(sids)) == sessions, sids)
+        socks = []
+        for sid in sids:
+            for j in range(each):
+                body = json.dumps({"jsonrpc": "2.0", "id": 10 + j, "method": "tools/call", "params": {
+                    "name": "fs_readFile", "arguments": {"path": "big.txt"}}}).encode()
+                s = h.raw()
+                s.sendall(b"POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                          b"Accept: application/json, text/event-stream\r\nMcp-Session-Id: %s\r\n"
+                          b"MCP-Protocol-Version: 2025-06-18\r\nConnection: close\r\n"
+                          b"Content-Length: %d\r\n\r\n%s"
+                          % (h.path.encode(), sid.encode(), len(body), body))
+                socks.append((s, 10 + j))
+        time.sleep(3)  # of not reading
+        results = [None] * len(socks)
+
+        def read(k):
+            s, id = socks[k]
+            data = bytearray()
+            while True:
+                chunk = s.recv(1 << 20)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+            head, _, payload = bytes(data).partition(b"\r\n\r\n")
+            ok = head.startswith(b"HTTP/1.1 200")
+            if ok:
+                reply = json.loads(payload)
+                content = reply["result"]["structuredContent"]
+                ok = reply["id"] == id and content["content"].count("the same text again") == 150000
+            results[k] = ok or head[:200]
+
+        threads = [threading.Thread(target=read, args=(k,)) for k in range(len(socks))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        peak = rss_kib(h.proc.pid, "VmHWM")
+        asan = sanitized(h.proc.pid)
+        whole = sum(1 for r in results if r is True)
+        check(whole == len(socks), "%d of %d answers whole: %r" %
+              (whole, len(socks), [r for r in results if r is not True][:3]))
+        if not asan:
+            check(peak < 128 * 1024, "peak RSS %.1f MiB with %d sessions of %d fs.readFile of %.1f MB"
+                  % (peak / 1024, sessions, each, size / 1e6))
+        print("%d sessions x %d fs.readFile of %.1f MB, not read for 3 s: peak RSS %.1f MiB; all "
+              "answered whole" % (sessions, each, size / 1e6, peak / 1024))
 
 
 run_tests(globals())
