@@ -87,8 +87,9 @@ typedef struct hreq {
 	                                   made on that thread (INSTANT verbs) costs no descriptor */
 	queued_t *head, **tail;
 	size_t queued;
-	size_t charged;                 /* bytes sent to it, held in the server's budget until the
-	                                   request is freed (its response with it) */
+	size_t charged;                 /* bytes sent to it and held in the server's budget: until
+	                                   streamed (SSE), or until the request is freed (its JSON
+	                                   response with it) */
 	bool final_queued;              /* the reply to the request is in the queue */
 	bool gone;                      /* the client left: what is sent is dropped */
 	bool headers_seen, too_large, answered;
@@ -466,6 +467,11 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		hermes_buf_puts(&b, "\n\n");
 		if (!m->note)
 			q->stream_done = true;
+		/* streamed: no longer held in the budget (a long stream of progress must not fill it) */
+		pthread_mutex_lock(&q->lock);
+		q->charged -= m->len;
+		pthread_mutex_unlock(&q->lock);
+		hermes_budget_release_replies(q->hs->budget, m->len);
 		free(m->body);
 		free(m);
 		q->cur_len = b.len;
