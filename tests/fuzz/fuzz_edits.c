@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,7 +19,7 @@
 enum { ANCHORS = 8, MAX_THREADS = 4, MAX_OPS = 48 };
 
 static hermes_executor_t *ex;
-static char base[] = "/tmp/hermes-fuzz-edits.XXXXXX";
+static const char *base; /* the workspace (fuzz_workdir) */
 static char file[PATH_MAX];
 
 typedef struct op {
@@ -35,21 +34,14 @@ static op_t ops[MAX_OPS];
 static int nops, nthreads;
 static pthread_barrier_t start;
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
 static void cleanup(void)
 {
-	hermes_executor_free(ex);
-	nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	hermes_executor_free(ex); /* before fuzz_workdir removes its root */
 }
 
 static void setup(void)
 {
-	FUZZ_ASSERT(mkdtemp(base) != NULL);
+	base = fuzz_workdir("edits");
 	atexit(cleanup);
 	snprintf(file, sizeof file, "%s/f.txt", base);
 	hermes_config_t config = {.root = base};

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,24 +18,17 @@
 
 static hermes_ws_t *ws;
 static char root[PATH_MAX];
-static char base[] = "/tmp/hermes-fuzz-path.XXXXXX";
+static const char *base; /* holds the workspace ws and outside (fuzz_workdir) */
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path);
-}
-
-/* The workspace goes when the run ends. */
+/* The workspace goes when the run ends (fuzz_workdir removes its directory after this). */
 static void cleanup(void)
 {
-	hermes_ws_free(ws);
-	nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	hermes_ws_free(ws); /* before fuzz_workdir removes its directory */
 }
 
 static void setup(void)
 {
-	FUZZ_ASSERT(mkdtemp(base) != NULL);
+	base = fuzz_workdir("path");
 	atexit(cleanup);
 	char p[PATH_MAX * 2];
 	snprintf(p, sizeof p, "%s/ws", base);

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +24,7 @@
 
 #define MAX_MESSAGE (1 << 20)
 
-static char root[4096];
+static const char *root; /* the workspace (fuzz_workdir) */
 
 typedef struct feed {
 	int fd;
@@ -110,35 +109,17 @@ static void check_output(const char *p, size_t n)
 	}
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	if (ftw->level > 0)
-		remove(path);
-	return 0;
-}
-
-static void remove_root(void)
-{
-	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-	rmdir(root);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned runs;
 	if (size == 0)
 		return 0;
-	if (root[0] == '\0') {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(root, sizeof root, "%s/hermes-fuzz-server.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		FUZZ_ASSERT(mkdtemp(root) != NULL);
+	if (!root) {
+		root = fuzz_workdir("server");
 		signal(SIGPIPE, SIG_IGN); /* input left unread when the session ends (exit) */
-		atexit(remove_root);
 	}
 	if (++runs % 64 == 0) /* what the sessions wrote: start again from an empty workspace */
-		nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		fuzz_workdir_empty();
 
 	int in[2], out[2];
 	FUZZ_ASSERT(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0);

@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -111,36 +110,17 @@ static void on_error(void *ctx, int code, const char *message)
 	hermes_session_frame_error(f->s, &f->chan[f->n++ % 2]->ch, code, message);
 }
 
-static char root[4096];
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	if (ftw->level > 0)
-		remove(path);
-	return 0;
-}
-
-static void remove_root(void)
-{
-	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-	rmdir(root);
-}
+static const char *root; /* the workspace (fuzz_workdir) */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static unsigned runs;
 	if (size == 0)
 		return 0;
-	if (root[0] == '\0') {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(root, sizeof root, "%s/hermes-fuzz-session.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		FUZZ_ASSERT(mkdtemp(root) != NULL);
-		atexit(remove_root);
-	}
+	if (!root)
+		root = fuzz_workdir("session");
 	if (++runs % 64 == 0) /* what the sessions wrote: start again from an empty workspace */
-		nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		fuzz_workdir_empty();
 
 	chan_t a = {.ch = {&ops}}, b = {.ch = {&ops}};
 	atomic_init(&a.holds, 0);

@@ -25,11 +25,11 @@ tests_fuzz_fuzz_framing_SOURCES = tests/fuzz/fuzz_framing.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_framing_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/framing"'
 tests_fuzz_fuzz_framing_LDADD = libhermes_server.la $(fuzz_core_libs)
 # a whole session of hermes serve: both protocols, every method, real verbs (proc.* off)
-tests_fuzz_fuzz_server_SOURCES = tests/fuzz/fuzz_server.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_server_SOURCES = tests/fuzz/fuzz_server.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_server_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/server"'
 tests_fuzz_fuzz_server_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_core_libs)
 # the same bytes framed and handed to a session through its API, on two channels in turn
-tests_fuzz_fuzz_session_SOURCES = tests/fuzz/fuzz_session.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_session_SOURCES = tests/fuzz/fuzz_session.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_session_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/server"'
 tests_fuzz_fuzz_session_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_core_libs)
 # what hermes mcp --listen decides on a POST once parsed: Origin, token, the body's 2026 _meta,
@@ -38,11 +38,11 @@ tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_http_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/http"'
 tests_fuzz_fuzz_http_LDADD = libhermes_server.la $(fuzz_core_libs)
 # workspace path resolution
-tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
 tests_fuzz_fuzz_path_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 # read-modify-write verbs racing on one file from threads: every reported success is in it
-tests_fuzz_fuzz_edits_SOURCES = tests/fuzz/fuzz_edits.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_edits_SOURCES = tests/fuzz/fuzz_edits.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_edits_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/edits"'
 tests_fuzz_fuzz_edits_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 
