@@ -5,6 +5,8 @@
 dist_man_MANS = doc/hermes-verbs.7
 nodist_man_MANS = doc/hermes.1
 EXTRA_DIST += doc/hermes.1.in doc/DESIGN.md
+# The protocol of hermes serve and hermes mcp (both transports), installed in $(docdir)
+dist_doc_DATA += doc/PROTOCOL.md
 CLEANFILES += doc/hermes.1
 
 doc/hermes.1: doc/hermes.1.in Makefile

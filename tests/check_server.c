@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "server/framing.h"
+#include "transport/stdio/framing.h"
 #include "core/json.h"
-#include "server/jsonrpc.h"
-#include "server/pool.h"
+#include "rpc/jsonrpc.h"
+#include "rpc/pool.h"
 
 /* ---- a sink that records what the framer hands on ---------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* tests/check_session.c: a session of hermes serve driven through its API (server/session.h) with
+/* tests/check_session.c: a session of hermes serve driven through its API (session/session.h) with
  * no transport at all: messages handed in as text, replies collected from in-memory channels. A
  * verb call, a batch, a cancel, shutdown and exit, MCP, and replies and a request's progress
  * going back to the channel the request came on (what an HTTP transport with many connections
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "server/session.h"
+#include "session/session.h"
 
 /* ---- an in-memory channel -------------------------------------------------------------------- */
 

@@ -1,7 +1,7 @@
 # tests/server.mk: hermes serve. A Check suite for the pieces that need no process (framing,
 # JSON-RPC, the pool), one that drives a session through its API with no transport
-# (check_session), the call order of src/server's files (server_callgraph.sh), a shell smoke
-# test, and black-box tests in Python 3 that spawn the real `hermes serve` and `hermes mcp`
+# (check_session), the call order of the server's rooms and files (server_callgraph.sh), a shell
+# smoke test, and black-box tests in Python 3 that spawn the real `hermes serve` and `hermes mcp`
 # (skipped, exit 77, where python3 is missing, e.g. building a tarball without it); hermes mcp
 # under the official MCP TypeScript SDK (mcp_sdk.sh), and the generated JSON Schemas against the
 # decoder with the SDK's validator (json_schema.sh); those two are skipped where node or the SDK

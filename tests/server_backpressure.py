@@ -1,6 +1,6 @@
 # tests/server_backpressure.py: a client that sends without reading cannot make hermes serve grow
 # without bound: once it holds too much (requests in flight, replies unread, results being built;
-# see src/server/session.h), the server stops reading its input and starting requests until the
+# see src/session/session.h), the server stops reading its input and starting requests until the
 # client reads. Its memory stays under 64 MiB (128 MiB with 64 big fs.readFile results, through
 # either protocol), and nothing is lost: every request is answered once the client reads.
 import os

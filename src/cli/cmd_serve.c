@@ -8,9 +8,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "server/server.h"
+#include "session/server.h"
 #ifdef HAVE_HTTP
-#include "server/http.h"
+#include "transport/http/http.h"
 #endif
 
 static void help_mcp(void)

@@ -1,4 +1,4 @@
-/* core/executor.h: the executor's internal interface for the front ends (src/cli, src/server):
+/* core/executor.h: the executor's internal interface for the front ends (src/cli, the server):
  * execution from an already-parsed JSON value, the registry's listing, and error results. */
 #ifndef HERMES_CORE_EXECUTOR_H
 #define HERMES_CORE_EXECUTOR_H

@@ -11,8 +11,8 @@
 
 #include "core/json.h"
 #include "fuzz/fuzz.h"
-#include "server/framing.h"
-#include "server/jsonrpc.h"
+#include "transport/stdio/framing.h"
+#include "rpc/jsonrpc.h"
 
 #define MAX_MESSAGE 65536
 

@@ -14,8 +14,8 @@
 #include "core/buf.h"
 #include "core/json.h"
 #include "fuzz/fuzz.h"
-#include "server/http_check.h"
-#include "server/mcp_meta.h"
+#include "transport/http/http_check.h"
+#include "protocol/mcp/mcp_meta.h"
 
 #define TOKEN "s3cret-token"
 

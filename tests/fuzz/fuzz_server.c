@@ -20,7 +20,7 @@
 #include "core/buf.h"
 #include "core/json.h"
 #include "fuzz/fuzz.h"
-#include "server/server.h"
+#include "session/server.h"
 
 #define MAX_MESSAGE (1 << 20)
 

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_session.c: a session driven through its API (server/session.h) with no transport
+/* tests/fuzz/fuzz_session.c: a session driven through its API (session/session.h) with no transport
  * and no threads of its own: the input is framed as hermes serve frames stdin (same corpus and
  * first byte as fuzz_server: protocol and framing), and its messages go in on two channels in
  * turn, as an HTTP transport with two connections would hand them in. Nothing may crash, hang or
@@ -17,9 +17,9 @@
 
 #include "core/json.h"
 #include "fuzz/fuzz.h"
-#include "server/framing.h"
-#include "server/log.h"
-#include "server/session.h"
+#include "transport/stdio/framing.h"
+#include "rpc/log.h"
+#include "session/session.h"
 
 #define MAX_MESSAGE (1 << 20)
 #define READ_SIZE 4096

@@ -1,0 +1,34 @@
+/* protocol/mcp/mcp.h: what mcp_tools.c gives the MCP module's method tables (mcp.c): the tool methods
+ * of both eras, the check every 2026-07-28 request passes, and the tool calls parked while a 2025
+ * client's roots/list answer is awaited. Internal to the module. */
+#ifndef HERMES_SERVER_MCP_H
+#define HERMES_SERVER_MCP_H
+
+#include "protocol/mcp/mcp_meta.h"
+#include "rpc/state.h"
+
+/* How long a tool call waits for the answer to roots/list before it is refused. */
+#define HERMES_MCP_ROOTS_WAIT_MS 10000
+/* Tool calls that may wait at once; more are refused at once. */
+#define HERMES_MCP_MAX_PARKED 64
+
+/* The 2025 era (after initialize). */
+void hermes_mcp_tools_list(server_t *srv, call_t *c);
+void hermes_mcp_tools_call(server_t *srv, call_t *c);
+/* The 2026-07-28 era: the same tools, as complete results. */
+void hermes_mcp_modern_tools_list(server_t *srv, call_t *c);
+void hermes_mcp_modern_tools_call(server_t *srv, call_t *c);
+
+/* Reads the call's 2026 _meta: true if it is well-formed for 2026-07-28 (*meta filled); else the
+ * call is answered with the error (-32602, or -32022 with the versions Hermes speaks) and false. */
+bool hermes_mcp_modern_begin(call_t *c, hermes_mcp_meta_t *meta);
+
+/* Replies to a 2026 request with result (JSON object text, taken; NULL: out of memory) made
+ * complete (resultType, serverInfo, and the cache hints when cacheable). */
+void hermes_mcp_reply_complete(call_t *c, char *result, bool cacheable);
+
+/* The tool calls waiting for roots/list go on: run now (error NULL: the workspace is known, or
+ * will not be) or refused with error (-32602). */
+void hermes_mcp_tools_unpark(server_t *srv, const char *error);
+
+#endif

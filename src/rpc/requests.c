@@ -1,0 +1,287 @@
+/* rpc/requests.c: verb calls, whichever protocol sent them: queued on the worker pool (or run
+ * at once by the reader, for INSTANT verbs), run there on the message's own tree, answered the
+ * way the protocol asked (hermes_verb_answer_t), cancelled through the in-flight list. */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/executor.h"
+#include "core/verb.h"
+#include "rpc/jsonrpc.h"
+#include "rpc/log.h"
+#include "rpc/state.h"
+
+/* Progress reports of the verb, to the request's channel in the protocol's shape. */
+static void send_progress(void *ctx, double progress, double total, const char *message)
+{
+	request_t *req = ctx;
+	req->answer->progress(req->ch, req->progress_token, progress, total, message);
+}
+
+/* Whether a result of want more bytes may be built now: the client reads its replies (fewer
+ * than the bound wait for it on the request's channel, and in the budget: the replies of all the
+ * process's sessions) and the results being built in the budget leave room for it (or there are
+ * none: one result larger than the bound still goes, alone). */
+static bool result_room(request_t *req, size_t want, bool *stop)
+{
+	server_t *srv = req->srv;
+	hermes_budget_t *b = srv->budget;
+	hermes_channel_t *ch = req->ch;
+	size_t queued = ch->ops->queued ? ch->ops->queued(ch) : 0;
+	pthread_mutex_lock(&srv->lock);
+	*stop = req->cancel_requested || atomic_load(&srv->client_gone);
+	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_lock(&b->lock);
+	bool out = queued < HERMES_SERVER_MAX_QUEUED_BYTES &&
+	           atomic_load(&b->queued) < HERMES_SERVER_MAX_QUEUED_BYTES;
+	size_t held = b->results;
+	bool room = out && (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
+	                                  want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
+	if (room && !*stop && want) {
+		b->results += want;
+		req->result_bytes += want;
+	}
+	if (!room && !*stop) {
+		/* woken when a result is done or replies were written (the timeout: a safety net, and
+		 * how a cancel is seen) */
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		atomic_fetch_add(&b->waiters, 1);
+		pthread_cond_timedwait(&b->room, &b->lock, &until);
+		atomic_fetch_sub(&b->waiters, 1);
+	}
+	pthread_mutex_unlock(&b->lock);
+	return room;
+}
+
+/* The memory hook of the verb (core/verb.h): it is about to build a result of bytes of content.
+ * Waits until that fits (result_room), counting it until the reply is placed; a cancelled call
+ * or a client gone stops the wait (the verb then fails as cancelled, or finishes unseen). */
+static void hold_memory(void *ctx, size_t bytes)
+{
+	request_t *req = ctx;
+	size_t copies = req->answer->result_copies ? req->answer->result_copies : 1;
+	size_t want = bytes > SIZE_MAX / copies ? SIZE_MAX : bytes * copies;
+	bool stop = false;
+	while (want && !result_room(req, want, &stop) && !stop)
+		;
+}
+
+/* A worker runs this for every pooled request. */
+static void run_request(hermes_pool_job_t *job)
+{
+	request_t *req = (request_t *)job;
+	server_t *srv = req->srv;
+	hermes_reply_t r;
+
+	/* Only a LONG verb watches a cancellation token (and a call that wants progress reports);
+	 * the others run to the end anyway, so they are spared the descriptor it costs. */
+	hermes_cancel_t *token = NULL;
+	if ((req->job.blocking || req->progress_token) && (token = hermes_cancel_new()) == NULL)
+		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
+	if (token && req->progress_token)
+		hermes_cancel_set_progress(token, send_progress, req);
+	if (token)
+		hermes_cancel_set_memory(token, hold_memory, req);
+	pthread_mutex_lock(&srv->lock);
+	req->started = true;
+	bool cancelled = req->cancel_requested;
+	req->token = cancelled ? NULL : token;
+	pthread_mutex_unlock(&srv->lock);
+	if (cancelled) {
+		/* cancelled between leaving the queue and starting: it never runs */
+		hermes_cancel_free(token);
+		hermes_reply_cancelled(&r, req->id, NULL);
+		hermes_inflight_done(srv, req, &r);
+		return;
+	}
+	/* Backpressure: no new reply while the client leaves too many unread, nor while the results
+	 * being built fill their bound (see session.h). The reader (INSTANT calls) never waits: it
+	 * runs them only while the replies leave room. */
+	bool stop = false;
+	while (!(req->send_flags & HERMES_SEND_GATHER) && !stop) {
+		if (req->ch->ops->wait_room &&
+		    !req->ch->ops->wait_room(req->ch, HERMES_SERVER_MAX_QUEUED_BYTES, 100)) {
+			pthread_mutex_lock(&srv->lock);
+			stop = req->cancel_requested || atomic_load(&srv->client_gone);
+			pthread_mutex_unlock(&srv->lock);
+			continue;
+		}
+		if (result_room(req, 0, &stop))
+			break;
+	}
+
+	char *result = NULL;
+	hermes_error_t err;
+	memset(&err, 0, sizeof err);
+	hermes_outcome_t outcome = hermes_execute_json(req->ex, req->verb, req->params, req->msg->body,
+	                                               0, token, &result, &err);
+	if (token) {
+		pthread_mutex_lock(&srv->lock);
+		req->token = NULL;
+		cancelled = req->cancel_requested;
+		pthread_mutex_unlock(&srv->lock);
+		hermes_cancel_free(token);
+	}
+
+	if (req->id == NULL) {
+		free(result);
+		memset(&r, 0, sizeof r);
+	} else {
+		req->answer->reply(&r, req->id, outcome, result, &err, cancelled);
+	}
+	/* the reply is placed (queued: counted there from now on) before its result stops counting */
+	size_t held = req->result_bytes;
+	hermes_budget_t *b = srv->budget;
+	hermes_inflight_done(srv, req, &r);
+	if (held) {
+		pthread_mutex_lock(&b->lock);
+		b->results -= held;
+		pthread_cond_broadcast(&b->room);
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+static void submit(server_t *srv, request_t *req)
+{
+	if (hermes_pool_submit(srv->pool, &req->job) != 0) {
+		hermes_reply_t r;
+		hermes_rpc_error(&r, req->id, HERMES_RPC_INTERNAL_ERROR, "cannot start a worker thread", NULL);
+		hermes_inflight_done(srv, req, &r);
+	}
+}
+
+void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb,
+                           const hermes_json_t *params, const hermes_verb_answer_t *answer,
+                           const char *progress_token, size_t progress_token_len)
+{
+	request_t *req = calloc(1, sizeof *req);
+	if (req == NULL) {
+		hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		return;
+	}
+	const hermes_verb_desc_t *runs = verb;
+	if (runs == NULL) { /* the envelope's verb decides the lane; a bad one fails on a worker */
+		const hermes_json_t *v = hermes_json_member(params, "verb");
+		runs = hermes_json_is_c_string(v) ? hermes_executor_find(srv->ex, v->str) : NULL;
+	}
+	if (!answer->progress)
+		progress_token = NULL;
+	if (progress_token && (req->progress_token = malloc(progress_token_len + 1)) == NULL) {
+		free(req);
+		hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+		return;
+	}
+	if (progress_token) {
+		memcpy(req->progress_token, progress_token, progress_token_len);
+		req->progress_token[progress_token_len] = '\0';
+	}
+	req->srv = srv;
+	req->ex = srv->ex;
+	req->answer = answer;
+	req->ch = c->ch;
+	hermes_channel_hold(req->ch);
+	req->job.run = run_request;
+	/* a LONG verb (proc.run, fs.search...) must not hold up a worker that quick requests need */
+	req->job.blocking = runs && (runs->traits & HERMES_TRAIT_LONG);
+	bool instant = runs && (runs->traits & HERMES_TRAIT_INSTANT);
+	req->msg = hermes_message_ref(c->msg);
+	req->params = params;
+	req->verb = verb ? verb->name : NULL;
+	req->id = c->m.id;
+	req->id_key = c->m.id_key;
+	req->id_key_len = c->m.id_key_len;
+	req->batch = c->batch;
+	req->slot = c->slot;
+	c->m.id = c->m.id_key = NULL; /* the request owns them now */
+
+	hermes_inflight_add(srv, req);
+	if (srv->collecting && instant) {
+		req->deferred_next = NULL;
+		*srv->deferred_tail = req;
+		srv->deferred_tail = &req->deferred_next;
+		return;
+	}
+	submit(srv, req);
+}
+
+/* Replies of a batch written at a time: the client reads the first ones while the next are made
+ * (fs.exists at 64 in flight: 1 to 16 made no difference past the noise; all at the end was 30%
+ * slower, the client and the server taking turns). */
+#define FLUSH_EVERY 8
+
+/* The channels whose gathered replies are still to be flushed (one for stdio). */
+typedef struct gathered {
+	hermes_channel_t *ch[FLUSH_EVERY];
+	int n, calls;
+} gathered_t;
+
+/* Flushes them, and lets go of them. */
+static void flush_gathered(gathered_t *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		if (g->ch[i]->ops->flush)
+			g->ch[i]->ops->flush(g->ch[i]);
+		hermes_channel_release(g->ch[i]);
+	}
+	g->n = g->calls = 0;
+}
+
+/* ch gets a reply gathered: held until flushed (the request's own hold goes with the request). */
+static void gather(gathered_t *g, hermes_channel_t *ch)
+{
+	int i = 0;
+	while (i < g->n && g->ch[i] != ch)
+		i++;
+	if (i == g->n) {
+		hermes_channel_hold(ch);
+		g->ch[g->n++] = ch;
+	}
+}
+
+/* Bytes queued on the default channel (what the reader must not let grow: see session.h). */
+static size_t queued(server_t *srv)
+{
+	hermes_channel_t *ch = srv->channel;
+	return ch->ops->queued ? ch->ops->queued(ch) : 0;
+}
+
+void hermes_requests_flush(server_t *srv)
+{
+	request_t *list = srv->deferred;
+	srv->deferred = NULL;
+	srv->deferred_tail = &srv->deferred;
+	if (!list)
+		return;
+	/* INSTANT calls run right here, a few system calls each: handing each to a worker and its
+	 * reply on to the writer cost more than the call (at 64 in flight, a quarter of the server's
+	 * time went to waking threads). Their replies are gathered and flushed from here (stdio:
+	 * one writev() when the output has room, else by the writer); the reply of the only request
+	 * in flight is sent as it is made (hermes_inflight_done). Only while the replies waiting
+	 * leave room: the reader must not wait for the client (it would not see a signal
+	 * meanwhile), so past that the calls go to the pool. */
+	gathered_t g = {.n = 0};
+	while (list) {
+		request_t *next = list->deferred_next;
+		if (queued(srv) < HERMES_SERVER_MAX_QUEUED_BYTES / 2) {
+			gather(&g, list->ch);
+			list->send_flags = HERMES_SEND_GATHER;
+			run_request(&list->job);
+			if (++g.calls == FLUSH_EVERY)
+				flush_gathered(&g);
+		} else {
+			submit(srv, list);
+		}
+		list = next;
+	}
+	flush_gathered(&g);
+}

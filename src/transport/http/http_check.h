@@ -1,0 +1,49 @@
+/* transport/http/http_check.h: the decisions of the Streamable HTTP transport that need no socket: whether
+ * an Origin may call, whether a bearer token is the right one (in constant time), whether the
+ * headers that mirror the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) agree with it, and
+ * which HTTP status a JSON-RPC error gets. Pure functions of their arguments, fuzzed with the rest
+ * of the request path (tests/fuzz/fuzz_http.c). */
+#ifndef HERMES_SERVER_HTTP_CHECK_H
+#define HERMES_SERVER_HTTP_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/json.h"
+
+/* True if a request with this Origin header may be served: no Origin (not a browser), an origin
+ * on a loopback host (localhost, 127.0.0.0/8, [::1]; any scheme http/https and port), or one of
+ * allowed[0..n) exactly (scheme, host and port compared case-insensitively; a trailing '/' on
+ * either side ignored). "null" and anything else are refused. */
+bool hermes_http_origin_allowed(const char *origin, const char *const *allowed, size_t n);
+
+/* True if the Authorization header value is "Bearer <token>" (the scheme's case ignored) with
+ * exactly token[0..token_len). The comparison's time does not depend on where they differ. */
+bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len);
+
+/* A mirrored header value as the body holds it: a plain value as is (visible ASCII, space and tab
+ * only), or the Base64 sentinel form "=?base64?...?=" decoded. 0 with *out (malloc'd,
+ * NUL-terminated, length in *len); -1 if the value is malformed (why names what). */
+int hermes_http_header_decode(const char *value, char **out, size_t *len, char *why, size_t n);
+
+/* What the headers of a POST say, NULL for one that is absent. */
+typedef struct hermes_http_mirror {
+	const char *protocol_version; /* MCP-Protocol-Version */
+	const char *method;           /* Mcp-Method */
+	const char *name;             /* Mcp-Name */
+} hermes_http_mirror_t;
+
+/* Checks the headers against the message (method, params) of a 2026-07-28 request whose _meta
+ * names version: MCP-Protocol-Version and Mcp-Method must be there and equal the body's, and
+ * Mcp-Name too for tools/call, resources/read and prompts/get (params.name or params.uri). For a
+ * notification, only the headers present are compared. 0 if they agree; -1 with why ("Header
+ * mismatch: ...") for HeaderMismatch (-32020). */
+int hermes_http_mirror_check(const hermes_http_mirror_t *h, const char *version, const char *method,
+                             const hermes_json_t *params, bool notification, char *why, size_t n);
+
+/* The HTTP status for a reply carrying this JSON-RPC error code (0: a result): 200 for results
+ * and for errors that belong to the call (cancelled), 404 for an unknown method, 500 for an
+ * internal error, 400 for the rest (invalid message, params, version, headers). */
+int hermes_http_status_for(int rpc_code);
+
+#endif
