@@ -8,9 +8,16 @@
  *
  *   src/transport/  stdio/stdio.c (hermes_server_run: descriptors, signals, the reader loop)
  *                    -> stdio/output.c (the writer thread) -> stdio/framing.c (bytes <-> messages)
- *                   http/http.c (hermes_http_run: Streamable HTTP, a channel per request, sessions)
- *                    -> http/mhd_lib.c (libmicrohttpd, loaded on first use),
- *                       http/http_check.c (Origin, bearer token, mirrored headers, status codes)
+ *                   http/http.c (hermes_http_run: Streamable HTTP; setting up, the main loop)
+ *                    -> http_request.c (a POST's life: its body, its session, its answer)
+ *                    -> http_headers.c (endpoint, Origin, token, method, types, length)
+ *                    -> http_sse.c (an answer streamed as events)
+ *                    -> http_channel.c (a request's channel: what comes back, queued; the wait)
+ *                    -> http_sessions.c (the shared 2026 session, the table of 2025-era ones)
+ *                    -> http_respond.c (whole responses)
+ *                    -> http_listen.c (the socket, accepting, connections), http_token.c
+ *                    -> mhd_lib.c (libmicrohttpd, loaded on first use),
+ *                       http_check.c (Origin, bearer token, mirrored headers, status codes)
  *   src/session/    session.c (new/end/free, messages in, end of input, signals, bounds, grace)
  *   src/protocol/   hermes/hermes_methods.c -> hermes_lifecycle.c, hermes_introspect.c  (Hermes)
  *                   mcp/mcp.c -> mcp_tools.c -> mcp_meta.c (2026 _meta, complete results)  (MCP)

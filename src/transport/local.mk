@@ -11,6 +11,15 @@ libhermes_server_la_SOURCES += \
 # Streamable HTTP's socket side, unless configured --without-http (then shipped all the same)
 HTTP_SOURCES = \
 	src/transport/http/http.c src/transport/http/http.h \
+	src/transport/http/http_server.h \
+	src/transport/http/http_request.c \
+	src/transport/http/http_headers.c \
+	src/transport/http/http_sse.c \
+	src/transport/http/http_channel.c \
+	src/transport/http/http_sessions.c \
+	src/transport/http/http_respond.c \
+	src/transport/http/http_listen.c \
+	src/transport/http/http_token.c \
 	src/transport/http/mhd_lib.c src/transport/http/mhd_lib.h
 if HAVE_HTTP
 libhermes_server_la_SOURCES += $(HTTP_SOURCES)

@@ -1,0 +1,239 @@
+/* transport/http/http_server.h: what the files of Streamable HTTP share (not a public header):
+ * the server, its connections, a request and its channel, a 2025-era session, and the functions
+ * one file gives another. The files, each calling only the ones after it (session/session.h):
+ * http.c (hermes_http_run) -> http_request.c -> http_headers.c -> http_sse.c -> http_channel.c
+ * -> http_sessions.c -> http_respond.c -> http_listen.c, http_token.c. */
+#ifndef HERMES_TRANSPORT_HTTP_SERVER_H
+#define HERMES_TRANSPORT_HTTP_SERVER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "core/buf.h"
+#include "session/session.h"
+#include "transport/http/http.h"
+#include "transport/http/mhd_lib.h"
+
+#define ENDPOINT "/mcp"
+#define MAX_LEGACY_SESSIONS 32          /* 2025-era clients at once; the idlest is ended past it */
+#define LEGACY_IDLE_SECONDS (30 * 60)   /* a 2025 session unused this long is ended */
+#define MAX_HEADER_BYTES (64 * 1024)    /* a request's line and headers */
+#define MAX_TOKEN_BYTES 4096
+
+typedef struct http_server http_server_t;
+
+/* A connection, for the reaper: how long its current request has been arriving. */
+typedef struct conn {
+	struct conn *prev, *next;
+	int fd;
+	struct timespec reading_since;  /* zero while no request is being received */
+	struct hreq *req;               /* the request being received or answered */
+} conn_t;
+
+/* A 2025-era client's session (Mcp-Session-Id). */
+typedef struct legacy {
+	struct legacy *next;
+	char id[33];
+	hermes_session_t *s;
+	pthread_mutex_t feed;           /* one thread at a time feeds a session */
+	int users;                      /* the list's reference and each request using it */
+	time_t last_used;
+	bool ended;
+} legacy_t;
+
+typedef struct queued {
+	struct queued *next;
+	char *body;
+	size_t len;
+	bool note;                      /* a notification (HERMES_SEND_NOTIFICATION), not the reply */
+} queued_t;
+
+/* One POST: its body as it arrives, then the channel its session answers on. */
+typedef struct hreq {
+	hermes_channel_t ch;            /* the session's way back: replies and notifications */
+	http_server_t *hs;
+	conn_t *conn;
+	pthread_mutex_t lock;
+	pthread_cond_t room;
+	int refs;                       /* libmicrohttpd's, the SSE response's, the session's holds */
+	int efd;                        /* eventfd: a message was queued; made (under lock) only once
+	                                   the request's thread has to wait: -1 until then, so a reply
+	                                   made on that thread (INSTANT verbs) costs no descriptor */
+	queued_t *head, **tail;
+	size_t queued;
+	size_t charged;                 /* bytes sent to it and held in the server's budget: until
+	                                   streamed (SSE), or until the request is freed (its JSON
+	                                   response with it) */
+	bool final_queued;              /* the reply to the request is in the queue */
+	bool gone;                      /* the client left: what is sent is dropped */
+	bool headers_seen, too_large, answered;
+	hermes_buf_t body;
+	char *id_text;                  /* the request's id as sent, for the reply's prefix */
+	legacy_t *legacy;               /* the 2025 session it belongs to, or NULL */
+	bool initialize;                /* a 2025 initialize: the reply names its new session */
+	/* the SSE stream being written */
+	char *cur;
+	size_t cur_len, cur_off;
+	bool stream_done;
+} hreq_t;
+
+struct http_server {
+	const hermes_server_options_t *opts;
+	const hermes_http_options_t *http;
+	hermes_session_options_t sopts;
+	hermes_budget_t *budget;        /* the memory of every session (sopts.budget) */
+	char *token;
+	size_t token_len;
+	size_t max_body;
+	int timeout;
+	struct MHD_Daemon *daemon;
+	int listen_fd;
+	char *unix_path;
+	int stop_efd;                   /* readable once the server stops: wakes every waiting request */
+	int wake_pipe[2];               /* signals and sessions wake the main loop */
+	hermes_channel_t drop;          /* the default channel: nothing is asked of HTTP clients */
+	hermes_session_t *modern;       /* the shared session of 2026-07-28 requests */
+	pthread_mutex_t modern_feed;
+	pthread_mutex_t lock;           /* guards what follows */
+	pthread_cond_t room;            /* a session made room */
+	conn_t *conns;
+	legacy_t *legacies;
+	size_t n_legacies;
+	bool stopping;
+	size_t n_conns;                 /* connections open (libmicrohttpd's) */
+	pthread_cond_t conn_room;       /* one closed */
+	unsigned max_conns;
+	pthread_t acceptor;             /* accepts while there is room (hermes_http_accept_loop) */
+	bool acceptor_started;
+	int accept_stop;                /* eventfd: stop accepting */
+};
+
+
+/* The CLOCK_REALTIME time ms from now, for pthread_cond_timedwait. */
+static inline struct timespec hermes_http_deadline_in(int ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (t.tv_nsec >= 1000000000) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000;
+	}
+	return t;
+}
+
+static inline void hermes_http_now(struct timespec *t)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+}
+
+static inline double hermes_http_since(const struct timespec *t)
+{
+	struct timespec n;
+	hermes_http_now(&n);
+	return (double)(n.tv_sec - t->tv_sec) + (double)(n.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static inline const char *hermes_http_header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/* ---- http_request.c: libmicrohttpd's callbacks for a request (the request lifecycle) ------- */
+
+void *hermes_http_uri_log(void *cls, const char *uri, struct MHD_Connection *c);
+enum MHD_Result hermes_http_access_handler(void *cls, struct MHD_Connection *c, const char *url,
+                                           const char *method, const char *version,
+                                           const char *upload, size_t *upload_size,
+                                           void **con_cls);
+void hermes_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                           enum MHD_RequestTerminationCode toe);
+
+/* ---- http_headers.c ------------------------------------------------------------------------ */
+
+/* The checks made once the headers are in: a response queued (MHD_YES/NO) if the request is
+ * refused, -1 if it may go on. */
+int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
+                              const char *url, const char *method);
+
+/* ---- http_sse.c ---------------------------------------------------------------------------- */
+
+/* Queues on c an SSE response that streams q's messages until its reply (q held until the
+ * stream ends); extra: a header name and value, or NULL. */
+enum MHD_Result hermes_http_sse_respond(hreq_t *q, struct MHD_Connection *c, const char *const *extra);
+
+/* ---- http_channel.c: a request's channel ---------------------------------------------------- */
+
+/* A request of hs on connection k (or NULL), with libmicrohttpd's reference; NULL: no memory. */
+hreq_t *hermes_http_req_new(http_server_t *hs, conn_t *k);
+void hermes_http_req_hold(hreq_t *q);
+/* Drops a reference; the last frees the request and what it holds in the budget. */
+void hermes_http_req_unref(hreq_t *q);
+/* The next queued message, or NULL. */
+queued_t *hermes_http_req_pop(hreq_t *q);
+/* The client closed its end: what the request started is stopped, and nothing more is queued. */
+void hermes_http_req_gone(hreq_t *q, hermes_session_t *s);
+/* Waits until a message is queued: 1; 0 if the client hung up (then the request is cancelled);
+ * -1 if the server stops. */
+int hermes_http_req_wait(hreq_t *q, hermes_session_t *s);
+
+/* ---- http_sessions.c: the shared session and the table of 2025-era ones ------------------- */
+
+/* The wake hook of every session: a session made room, or wants the main loop. */
+void hermes_http_session_wake(void *ctx);
+/* Hands a message to a session: when it has room (else false after the timeout). body taken. */
+bool hermes_http_feed(http_server_t *hs, hermes_session_t *s, pthread_mutex_t *feed_lock,
+                      hermes_channel_t *ch, char *body, size_t len);
+/* A new 2025 session for an initialize, with a reference for the caller; NULL (why said) if
+ * there is no room or memory. */
+legacy_t *hermes_http_legacy_new(http_server_t *hs, char *why, size_t n);
+/* The session named id, with a reference for the caller; NULL if there is none. */
+legacy_t *hermes_http_legacy_find(http_server_t *hs, const char *id);
+/* Ends l (no more requests find it); the references held go on until released. */
+void hermes_http_legacy_drop(http_server_t *hs, legacy_t *l);
+void hermes_http_legacy_unref(http_server_t *hs, legacy_t *l);
+/* Ends a 2025 session left unused for LEGACY_IDLE_SECONDS (one a call: the main loop's tick). */
+void hermes_http_reap_sessions(http_server_t *hs);
+/* Calls fn on every session, each under its feed lock. */
+void hermes_http_for_each_session(http_server_t *hs, void (*fn)(hermes_session_t *));
+/* True once every session is finished; *timeout_ms: when to look again (-1: no deadline). */
+bool hermes_http_all_finished(http_server_t *hs, int *timeout_ms);
+/* Frees the 2025 sessions still listed (the server stops; no request is left). */
+void hermes_http_sessions_free(http_server_t *hs);
+
+/* ---- http_respond.c: whole responses -------------------------------------------------------- */
+
+/* Queues a response of body (taken; NULL for none) with its Content-Type and extra headers
+ * (name, value pairs ending with NULL, or NULL). */
+enum MHD_Result hermes_http_respond(struct MHD_Connection *c, unsigned status, const char *type,
+                                    char *body, size_t len, const char *const *headers);
+/* A JSON-RPC error as the whole response (id: raw JSON text, or NULL for none). */
+enum MHD_Result hermes_http_respond_error(struct MHD_Connection *c, unsigned status,
+                                          const char *id, int code, const char *message,
+                                          const char *data, const char *const *headers);
+enum MHD_Result hermes_http_respond_empty(struct MHD_Connection *c, unsigned status,
+                                          const char *const *headers);
+
+/* ---- http_listen.c: the socket, accepting, the connections --------------------------------- */
+
+/* Binds and listens on spec; url: where, to print. 0, or 2 with why said. */
+int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t url_len);
+/* The acceptor thread (arg: hs). */
+void *hermes_http_accept_loop(void *arg);
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION: the table of connections. */
+void hermes_http_notify_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                                   enum MHD_ConnectionNotificationCode code);
+/* Shuts the connections whose request has been arriving longer than the timeout. */
+void hermes_http_reap_connections(http_server_t *hs);
+/* No new connections: the acceptor ends, and the listening socket is closed. */
+void hermes_http_stop_accepting(http_server_t *hs);
+
+/* ---- http_token.c -------------------------------------------------------------------------- */
+
+/* Reads the bearer token of path into hs->token: 0, or -1 with why said on standard error. */
+int hermes_http_read_token(http_server_t *hs, const char *path);
+
+#endif
