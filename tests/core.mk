@@ -6,6 +6,12 @@ tests_check_core_SOURCES = tests/check_core.c
 tests_check_core_CFLAGS = $(tests_check_cflags)
 tests_check_core_LDADD = libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
 TESTS += tests/check_core
+# the write and read loops of core/fdio.h, on pipes
+check_PROGRAMS += tests/check_fdio
+tests_check_fdio_SOURCES = tests/check_fdio.c
+tests_check_fdio_CFLAGS = $(tests_check_cflags)
+tests_check_fdio_LDADD = libhermes_core.la $(CHECK_LIBS) -lpthread
+TESTS += tests/check_fdio
 endif
 
 TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \

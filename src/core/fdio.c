@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include "core/fdio.h"
@@ -20,6 +21,39 @@ int hermes_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int hermes_write_all_timed(int fd, const void *buf, size_t len, int timeout_ms, size_t *written)
+{
+	const char *p = buf;
+	size_t done = 0;
+	int rc = 0;
+	while (done < len) {
+		ssize_t w = write(fd, p + done, len - done);
+		if (w > 0) {
+			done += (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = {.fd = fd, .events = POLLOUT};
+			int r = poll(&pf, 1, timeout_ms);
+			if (r == 0) {
+				rc = -ETIMEDOUT;
+				break;
+			}
+			if (r > 0 && (pf.revents & (POLLERR | POLLHUP)) && !(pf.revents & POLLOUT)) {
+				rc = -EPIPE;
+				break;
+			}
+			continue;
+		}
+		rc = w < 0 && errno != EIO ? -errno : -EPIPE; /* EIO: a terminal nobody holds */
+		break;
+	}
+	*written = done;
+	return rc;
 }
 
 int hermes_read_all(int fd, size_t limit, hermes_buf_t *out)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/fdio.h"
 #include "fs/lines.h"
 #include "proc/started.h"
 
@@ -638,32 +639,6 @@ int hermes_started_list(hermes_started_t *t, hermes_started_info_t **out, size_t
 	return 0;
 }
 
-/* Writes all of s to fd (non-blocking), waiting for room up to HERMES_STARTED_WRITE_MS at a time.
- * 0, -EPIPE, -ETIMEDOUT or -errno. */
-static int write_all(int fd, const char *s, size_t len, size_t *written)
-{
-	while (*written < len) {
-		ssize_t w = write(fd, s + *written, len - *written);
-		if (w > 0) {
-			*written += (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN) {
-			struct pollfd pf = {.fd = fd, .events = POLLOUT};
-			int r = poll(&pf, 1, HERMES_STARTED_WRITE_MS);
-			if (r == 0)
-				return -ETIMEDOUT;
-			if (r > 0 && (pf.revents & (POLLERR | POLLHUP)) && !(pf.revents & POLLOUT))
-				return -EPIPE;
-			continue;
-		}
-		return w < 0 && errno != EIO ? -errno : -EPIPE; /* EIO: a terminal nobody holds */
-	}
-	return 0;
-}
-
 int hermes_started_write(hermes_started_prog_t *p, const char *text, size_t len, bool close_stdin,
                          size_t *written)
 {
@@ -685,10 +660,11 @@ int hermes_started_write(hermes_started_prog_t *p, const char *text, size_t len,
 		pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 		sigpending(&pending);
 		bool was_pending = sigismember(&pending, SIGPIPE);
-		rc = write_all(p->in_w, text, len, written);
+		rc = hermes_write_all_timed(p->in_w, text, len, HERMES_STARTED_WRITE_MS, written);
 		if (rc == 0 && close_stdin && p->tty) {
 			size_t one = 0;
-			rc = write_all(p->in_w, "\x04", 1, &one); /* VEOF: end of input at a line's start */
+			/* VEOF: end of input at a line's start */
+			rc = hermes_write_all_timed(p->in_w, "\x04", 1, HERMES_STARTED_WRITE_MS, &one);
 		}
 		if (rc == -EPIPE && !was_pending) {
 			struct timespec zero = {0, 0};
