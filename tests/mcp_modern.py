@@ -189,4 +189,33 @@ def test_both_eras_in_one_process():
         check(r["structuredContent"]["exists"] is True, r)
 
 
+def test_no_batches_in_2026():
+    """The 2026-07-28 revision has no JSON-RPC batches: over HTTP a POST of an array is refused
+    (400, -32600); on stdio each 2026 request in a batch is answered -32600 and not run, while a
+    2025 request in the same batch runs as before."""
+    with Server(command="mcp") as s:
+        marker = os.path.join(s.root, "made-by-a-batch")
+        s.send([{"jsonrpc": "2.0", "id": "a", "method": "tools/call",
+                 "params": {"name": "fs_writeFile", "arguments": {"path": "made-by-a-batch",
+                                                                  "content": "x"},
+                            "_meta": meta()}},
+                {"jsonrpc": "2.0", "id": "b", "method": "server/discover", "params": {"_meta": meta()}}])
+        r = s.recv()
+        check(isinstance(r, list) and sorted(m["id"] for m in r) == ["a", "b"], r)
+        for m in r:
+            check(m.get("error", {}).get("code") == -32600 and "batch" in m["error"]["message"], m)
+        check(not os.path.exists(marker), "a 2026 request in a batch ran")
+        # a 2025 session's batch still runs (2025-03-26 has batches)
+        expect_result(s.call("initialize", {"protocolVersion": "2025-03-26", "capabilities": {}}))
+        s.notify("notifications/initialized")
+        s.send([{"jsonrpc": "2.0", "id": "c", "method": "tools/call",
+                 "params": {"name": "fs_exists", "arguments": {"path": "."}}},
+                {"jsonrpc": "2.0", "id": "d", "method": "tools/call",
+                 "params": {"name": "fs_exists", "arguments": {"path": "."}, "_meta": meta()}}])
+        r = s.recv()
+        by_id = {m["id"]: m for m in r}
+        check(by_id["c"]["result"]["structuredContent"]["exists"] is True, r)
+        check(by_id["d"]["error"]["code"] == -32600, r)
+
+
 run_tests(globals())

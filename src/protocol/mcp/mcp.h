@@ -20,7 +20,8 @@ void hermes_mcp_modern_tools_list(server_t *srv, call_t *c);
 void hermes_mcp_modern_tools_call(server_t *srv, call_t *c);
 
 /* Reads the call's 2026 _meta: true if it is well-formed for 2026-07-28 (*meta filled); else the
- * call is answered with the error (-32602, or -32022 with the versions Hermes speaks) and false. */
+ * call is answered with the error (-32602, or -32022 with the versions Hermes speaks; -32600 for a
+ * call in a batch, which the revision does not have) and false. */
 bool hermes_mcp_modern_begin(call_t *c, hermes_mcp_meta_t *meta);
 
 /* Replies to a 2026 request with result (JSON object text, taken; NULL: out of memory) made

@@ -121,6 +121,11 @@ void hermes_mcp_reply_complete(call_t *c, char *result, bool cacheable)
 bool hermes_mcp_modern_begin(call_t *c, hermes_mcp_meta_t *meta)
 {
 	char why[512], *data = NULL;
+	if (c->batch) { /* as over HTTP, where a POST of an array is refused (400) */
+		hermes_reply_error(c, HERMES_RPC_INVALID_REQUEST, "a 2026-07-28 request comes alone: the "
+		                   "revision has no JSON-RPC batches", NULL);
+		return false;
+	}
 	int code = hermes_mcp_meta_read(c->m.params, meta, why, sizeof why, &data);
 	if (code == 0 && !meta->modern) { /* server/discover without a version */
 		snprintf(why, sizeof why, "%.100s needs params._meta[\"" HERMES_MCP_META_VERSION "\"] (\""
