@@ -535,4 +535,5 @@ def test_memory_bound_is_the_servers():
               "answered whole" % (sessions, each, size / 1e6, peak / 1024))
 
 
-run_tests(globals())
+if __name__ == "__main__":  # tests/mcp_http_abuse.py borrows Http
+    run_tests(globals())

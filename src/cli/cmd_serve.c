@@ -29,7 +29,7 @@ static void help_mcp(void)
 	       "                              (needed unless ADDRESS is loopback or a Unix socket)\n"
 	       "      --allow-origin=ORIGIN   also serve browsers from ORIGIN (repeatable; loopback\n"
 	       "                              origins always are)\n"
-	       "      --http-timeout=SECONDS  for a request's headers and body, and an idle\n"
+	       "      --http-timeout=SECONDS  for a whole request (line, headers, body), and an idle\n"
 	       "                              connection (default 30)\n"
 	       "      --max-connections=N     connections at once (default 64)\n"
 	       "      --jobs=N                tool calls run in parallel (default: processor count)\n"

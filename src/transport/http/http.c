@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rpc/log.h"
@@ -214,7 +215,9 @@ out:
 	if (hs->listen_fd >= 0)
 		close(hs->listen_fd);
 	if (hs->unix_path) {
-		unlink(hs->unix_path);
+		struct stat st;
+		if (lstat(hs->unix_path, &st) == 0 && st.st_dev == hs->unix_dev && st.st_ino == hs->unix_ino)
+			unlink(hs->unix_path);
 		free(hs->unix_path);
 	}
 	for (int i = 0; i < 2; i++)

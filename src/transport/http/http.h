@@ -13,7 +13,7 @@ typedef struct hermes_http_options {
 	const char *auth_token_file;    /* or NULL: no token (then only loopback or a Unix socket) */
 	const char *const *allow_origins; /* Origins served besides loopback ones */
 	size_t n_allow_origins;
-	int timeout_seconds;            /* a request's headers and body, and an idle connection;
+	int timeout_seconds;            /* a whole request (line, headers, body), an idle connection;
 	                                   0 = 30 */
 	int max_connections;            /* 0 = 64 */
 } hermes_http_options_t;

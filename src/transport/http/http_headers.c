@@ -1,6 +1,7 @@
 /* transport/http/http_headers.c: the checks a request passes once its headers are in (see
  * http_server.h): the endpoint, Origin, the bearer token, the method (DELETE ends a 2025
- * session), Content-Type, Accept and the announced length. The decisions themselves are
+ * session), Content-Type, Accept and the announced length; and the mirrored headers that must
+ * come once. The decisions themselves are
  * http_check.c's where they need no connection. */
 #include <config.h>
 
@@ -15,6 +16,33 @@
 
 /* The checks made once the headers are in: a response queued (MHD_YES/NO) if the request is
  * refused, -1 if it may go on. */
+typedef struct {
+	unsigned seen[3];
+} mirror_count_t;
+
+static const char *const mirrored[3] = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"};
+
+static enum MHD_Result count_mirrored(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+	(void)kind, (void)value;
+	mirror_count_t *n = cls;
+	for (int i = 0; i < 3; i++)
+		if (key && strcasecmp(key, mirrored[i]) == 0)
+			n->seen[i]++;
+	return MHD_YES;
+}
+
+const char *hermes_http_doubled_mirror(struct MHD_Connection *c)
+{
+	mirror_count_t n = {{0, 0, 0}};
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_mirrored, &n);
+	for (int i = 0; i < 3; i++)
+		if (n.seen[i] > 1)
+			return mirrored[i];
+	return NULL;
+}
+
 int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c, const char *url,
                          const char *method)
 {

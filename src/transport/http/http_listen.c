@@ -48,10 +48,28 @@ int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t
 		}
 		strcpy(sun.sun_path, path);
 		struct stat st;
-		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-			unlink(path); /* a socket left by an earlier server */
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+			/* a socket left by an earlier server is replaced; one a server answers on is not */
+			int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+			int r = probe >= 0 ? connect(probe, (struct sockaddr *)&sun, sizeof sun) : -1;
+			int e = errno;
+			if (probe >= 0)
+				close(probe);
+			if (r == 0 || e == EAGAIN || e == EINPROGRESS) { /* EAGAIN: its queue is full */
+				fprintf(stderr, "hermes mcp: cannot listen on %s: the socket is in use (a server "
+				        "answers on it)\n", spec);
+				return 2;
+			}
+			if (e != ECONNREFUSED) {
+				fprintf(stderr, "hermes mcp: cannot listen on %s: cannot tell whether the socket "
+				        "there is in use: %s\n", spec, strerror(e));
+				return 2;
+			}
+			unlink(path);
+		}
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(fd, 128) != 0) {
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0 || listen(fd, 128) != 0 ||
+		    lstat(path, &st) != 0) {
 			fprintf(stderr, "hermes mcp: cannot listen on %s: %s\n", spec, strerror(errno));
 			if (fd >= 0)
 				close(fd);
@@ -59,6 +77,8 @@ int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t
 		}
 		hs->listen_fd = fd;
 		hs->unix_path = strdup(path);
+		hs->unix_dev = st.st_dev;
+		hs->unix_ino = st.st_ino;
 		snprintf(url, url_len, "http://localhost" ENDPOINT " on unix:%s", path);
 		return 0;
 	}
@@ -123,6 +143,9 @@ void hermes_http_notify_connection(void *cls, struct MHD_Connection *c, void **s
 		if (k == NULL)
 			return;
 		k->fd = ci ? ci->connect_fd : -1;
+		/* its first request is arriving from now on: its line, headers and body must all be
+		 * in within the timeout (libmicrohttpd's own timeout only bounds the silences) */
+		hermes_http_now(&k->reading_since);
 		pthread_mutex_lock(&hs->lock);
 		k->next = hs->conns;
 		if (hs->conns)
@@ -192,15 +215,15 @@ void *hermes_http_accept_loop(void *arg)
 	}
 }
 
-/* Shuts the connections whose request has been arriving longer than the timeout (a slow client
- * must not hold a slot). */
+/* Shuts the connections whose request has been arriving longer than the timeout, its request
+ * line included (a slow client must not hold a slot). */
 void hermes_http_reap_connections(http_server_t *hs)
 {
 	pthread_mutex_lock(&hs->lock);
 	for (conn_t *k = hs->conns; k; k = k->next)
 		if (k->reading_since.tv_sec && hermes_http_since(&k->reading_since) > hs->timeout && k->fd >= 0) {
-			hermes_log(HERMES_LOG_INFO, "http: a request took over %d s to arrive: connection closed",
-			           hs->timeout);
+			hermes_log(HERMES_LOG_INFO, "http: %s took over %d s to arrive: connection closed",
+			           k->req ? "a request" : "no whole request line", hs->timeout);
 			shutdown(k->fd, SHUT_RDWR);
 			k->reading_since.tv_sec = 0;
 		}

@@ -120,6 +120,14 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 	pthread_mutex_t *feed_lock = &hs->modern_feed;
 	const char *sid = hermes_http_header(c, "Mcp-Session-Id");
 	enum MHD_Result ret;
+	const char *doubled = hermes_http_doubled_mirror(c);
+	if (doubled) {
+		snprintf(why, sizeof why, "Header mismatch: %s is given twice (a header that mirrors the "
+		         "body comes once)", doubled);
+		ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text,
+		                                HERMES_RPC_HEADER_MISMATCH, why, NULL, NULL);
+		goto done;
+	}
 	if (meta.modern && m) {
 		hermes_http_mirror_t h = {hermes_http_header(c, "MCP-Protocol-Version"), hermes_http_header(c, "Mcp-Method"),
 		                          hermes_http_header(c, "Mcp-Name")};
@@ -213,7 +221,9 @@ void *hermes_http_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 	if (k) {
 		pthread_mutex_lock(&hs->lock);
 		k->req = q;
-		hermes_http_now(&k->reading_since);
+		if (k->reading_since.tv_sec == 0) /* else arriving since the connection opened, or since
+		                                   * its previous request ended */
+			hermes_http_now(&k->reading_since);
 		pthread_mutex_unlock(&hs->lock);
 	}
 	return q;
@@ -275,9 +285,9 @@ void hermes_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 		hermes_http_req_gone(q, q->legacy ? q->legacy->s : hs->modern);
 	pthread_mutex_lock(&hs->lock);
 	if (q->conn && q->conn->req == q) {
+		/* the next request on this connection (keep-alive) is arriving from now on */
 		q->conn->req = NULL;
-		q->conn->reading_since.tv_sec = 0;
-		q->conn->reading_since.tv_nsec = 0;
+		hermes_http_now(&q->conn->reading_since);
 	}
 	pthread_mutex_unlock(&hs->lock);
 	pthread_mutex_lock(&q->lock);

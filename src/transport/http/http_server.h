@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "core/buf.h"
@@ -90,7 +91,9 @@ struct http_server {
 	int timeout;
 	struct MHD_Daemon *daemon;
 	int listen_fd;
-	char *unix_path;
+	char *unix_path;                /* the Unix socket made, removed at the end if it is still */
+	dev_t unix_dev;                 /* ours (another server may have replaced a stale one) */
+	ino_t unix_ino;
 	int stop_efd;                   /* readable once the server stops: wakes every waiting request */
 	int wake_pipe[2];               /* signals and sessions wake the main loop */
 	hermes_channel_t drop;          /* the default channel: nothing is asked of HTTP clients */
@@ -158,6 +161,11 @@ void hermes_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
  * refused, -1 if it may go on. */
 int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
                               const char *url, const char *method);
+
+/* The first of the headers that mirror the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name)
+ * that c carries more than once, or NULL: libmicrohttpd's lookup sees only the first copy, so a
+ * second one that contradicts the body would otherwise go unseen. */
+const char *hermes_http_doubled_mirror(struct MHD_Connection *c);
 
 /* ---- http_sse.c ---------------------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /* transport/http/http_token.c: the bearer token of --auth-token-file (see http_server.h), read
- * once at the start: a file only its owner can read, one line of printable ASCII. The check of a
+ * once at the start: a regular file only its owner can read, one line of printable ASCII. The check of a
  * request's Authorization header against it is http_check.c's (constant time). */
 #include <config.h>
 
@@ -15,12 +15,18 @@
 
 int hermes_http_read_token(http_server_t *hs, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must not hold the start until someone writes to it */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		fprintf(stderr, "hermes mcp: cannot read the token file %s: %s\n", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "hermes mcp: the token file %s is not a regular file\n", path);
+		close(fd);
 		return -1;
 	}
 	if (st.st_mode & 077) {
