@@ -111,24 +111,27 @@ def test_live_unix_socket_is_not_taken_over():
         stale.bind(path)
         stale.close()
         check(os.path.exists(path), "no stale socket")
+        errf = open(os.path.join(d, "stderr"), "w+b")
         proc = subprocess.Popen([HERMES, "mcp", "--listen=unix:" + path, "--root", d],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errf)
         deadline = time.monotonic() + 5
-        while True:
-            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                c.connect(path)
-                c.close()
+        while True:  # until it says so (its signal handlers are in place by then)
+            errf.seek(0)
+            err = errf.read()
+            if b"listening on" in err:
                 break
-            except OSError:
-                c.close()
-                check(proc.poll() is None and time.monotonic() < deadline,
-                      "the server did not replace a stale socket")
-                time.sleep(0.05)
+            check(proc.poll() is None and time.monotonic() < deadline,
+                  "the server did not replace a stale socket: %r" % err)
+            time.sleep(0.02)
+        c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        c.connect(path)  # the new server's socket
+        c.close()
         proc.terminate()
-        _, err = proc.communicate(timeout=10)
-        check(proc.returncode == 0, err)
+        proc.wait(10)
+        errf.seek(0)
+        err = errf.read()
+        errf.close()
+        check(proc.returncode == 0, (proc.returncode, err))
         check(not os.path.exists(path), "the socket was left behind")
         # a path that is no socket is not removed either
         with open(path, "w") as f:
