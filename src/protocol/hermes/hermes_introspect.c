@@ -1,5 +1,6 @@
-/* protocol/hermes/hermes_introspect.c: the Hermes protocol's methods that describe the server's verbs:
- * hermes/verbs (names and descriptions) and hermes/schema (the IDL text `hermes schema` prints). */
+/* protocol/hermes/hermes_introspect.c: the Hermes protocol's methods that describe the server's
+ * verbs: hermes/verbs (names and descriptions) and hermes/schema (the IDL text `hermes schema`
+ * prints). */
 #include <config.h>
 
 #include <stdio.h>

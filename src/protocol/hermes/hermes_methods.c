@@ -1,6 +1,6 @@
-/* protocol/hermes/hermes_methods.c: the Hermes protocol module (hermes serve's own JSON-RPC): its method
- * table, one row per method with what the dispatch checks before calling it, a verb's own name
- * being a method too (the row `verb_row`); and the verb calls and $/cancelRequest. Adding a
+/* protocol/hermes/hermes_methods.c: the Hermes protocol module (hermes serve's own JSON-RPC): its
+ * method table, one row per method with what the dispatch checks before calling it, a verb's own
+ * name being a method too (the row `verb_row`); and the verb calls and $/cancelRequest. Adding a
  * method is one row here and one handler function. */
 #include <config.h>
 

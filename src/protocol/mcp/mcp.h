@@ -1,6 +1,6 @@
-/* protocol/mcp/mcp.h: what mcp_tools.c gives the MCP module's method tables (mcp.c): the tool methods
- * of both eras, the check every 2026-07-28 request passes, and the tool calls parked while a 2025
- * client's roots/list answer is awaited. Internal to the module. */
+/* protocol/mcp/mcp.h: what mcp_tools.c gives the MCP module's method tables (mcp.c): the tool
+ * methods of both eras, the check every 2026-07-28 request passes, and the tool calls parked while
+ * a 2025 client's roots/list answer is awaited. Internal to the module. */
 #ifndef HERMES_SERVER_MCP_H
 #define HERMES_SERVER_MCP_H
 

@@ -1,4 +1,5 @@
-/* protocol/mcp/mcp_meta.c: MCP 2026-07-28's per-request metadata and result fields (see mcp_meta.h). */
+/* protocol/mcp/mcp_meta.c: MCP 2026-07-28's per-request metadata and result fields (see
+ * mcp_meta.h). */
 #include <config.h>
 
 #include <stdio.h>

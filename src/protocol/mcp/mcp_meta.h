@@ -1,5 +1,5 @@
-/* protocol/mcp/mcp_meta.h: the per-request metadata of MCP 2026-07-28 (the stateless revision): which
- * era a request belongs to, its protocol version, capabilities and log level read from
+/* protocol/mcp/mcp_meta.h: the per-request metadata of MCP 2026-07-28 (the stateless revision):
+ * which era a request belongs to, its protocol version, capabilities and log level read from
  * params._meta, and the fields every 2026 result carries (resultType, serverInfo, cache hints). */
 #ifndef HERMES_SERVER_MCP_META_H
 #define HERMES_SERVER_MCP_META_H

@@ -1,8 +1,8 @@
-/* protocol/mcp/mcp_tools.c: the MCP module's tools: one tool per verb of the table (tools/list, with the JSON
- * Schemas the generator made from defs/verbs.def and annotations from the verb traits), and
- * tools/call, which runs the verb on the worker pool like any Hermes request; in both eras (a
- * 2026-07-28 result is the 2025 one made complete). A 2025 call that comes before the client's
- * roots/list answer waits for it (parked). */
+/* protocol/mcp/mcp_tools.c: the MCP module's tools: one tool per verb of the table (tools/list,
+ * with the JSON Schemas the generator made from defs/verbs.def and annotations from the verb
+ * traits), and tools/call, which runs the verb on the worker pool like any Hermes request; in both
+ * eras (a 2026-07-28 result is the 2025 one made complete). A 2025 call that comes before the
+ * client's roots/list answer waits for it (parked). */
 #include <config.h>
 
 #include <stdio.h>

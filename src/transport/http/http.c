@@ -216,7 +216,8 @@ out:
 		close(hs->listen_fd);
 	if (hs->unix_path) {
 		struct stat st;
-		if (lstat(hs->unix_path, &st) == 0 && st.st_dev == hs->unix_dev && st.st_ino == hs->unix_ino)
+		if (lstat(hs->unix_path, &st) == 0 && st.st_dev == hs->unix_dev &&
+		    st.st_ino == hs->unix_ino)
 			unlink(hs->unix_path);
 		free(hs->unix_path);
 	}

@@ -1,5 +1,5 @@
-/* transport/http/http.h: Streamable HTTP, the transport of `hermes mcp --listen`: MCP over HTTP POST on
- * one endpoint (/mcp), answered with JSON or, when notifications precede the result, an SSE
+/* transport/http/http.h: Streamable HTTP, the transport of `hermes mcp --listen`: MCP over HTTP
+ * POST on one endpoint (/mcp), answered with JSON or, when notifications precede the result, an SSE
  * stream; libmicrohttpd parses HTTP (loaded on first use, see mhd_lib.h). */
 #ifndef HERMES_SERVER_HTTP_H
 #define HERMES_SERVER_HTTP_H

@@ -1,5 +1,5 @@
-/* transport/http/http_check.c: the socket-free decisions of the Streamable HTTP transport (Origin, bearer
- * token, mirrored headers, status codes); see http_check.h. */
+/* transport/http/http_check.c: the socket-free decisions of the Streamable HTTP transport (Origin,
+ * bearer token, mirrored headers, status codes); see http_check.h. */
 #include <config.h>
 
 #include <stdint.h>

@@ -43,20 +43,22 @@ const char *hermes_http_doubled_mirror(struct MHD_Connection *c)
 	return NULL;
 }
 
-int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c, const char *url,
-                         const char *method)
+int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
+                              const char *url, const char *method)
 {
 	char why[512];
 	if (strcmp(url, ENDPOINT) != 0) {
 		snprintf(why, sizeof why, "no MCP endpoint at %.200s (it is " ENDPOINT ")", url);
-		return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
+		return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST,
+		                                 why, NULL, NULL);
 	}
 	const char *origin = hermes_http_header(c, "Origin");
 	if (!hermes_http_origin_allowed(origin, (const char *const *)hs->http->allow_origins,
 	                                hs->http->n_allow_origins)) {
 		snprintf(why, sizeof why, "Origin '%.200s' is not allowed (only loopback origins, and those "
 		         "given with --allow-origin)", origin);
-		return hermes_http_respond_error(c, MHD_HTTP_FORBIDDEN, NULL, HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
+		return hermes_http_respond_error(c, MHD_HTTP_FORBIDDEN, NULL, HERMES_RPC_INVALID_REQUEST,
+		                                 why, NULL, NULL);
 	}
 	if (hs->token) {
 		const char *auth = hermes_http_header(c, "Authorization");
@@ -64,10 +66,12 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 			const char *h[] = {"WWW-Authenticate",
 			                   auth ? "Bearer realm=\"hermes\", error=\"invalid_token\""
 			                        : "Bearer realm=\"hermes\"", NULL};
-			return hermes_http_respond_error(c, MHD_HTTP_UNAUTHORIZED, NULL, HERMES_RPC_INVALID_REQUEST,
-			                     auth ? "the bearer token is not the right one"
-			                          : "this server needs Authorization: Bearer <token> (the "
-			                            "content of its --auth-token-file)", NULL, h);
+			return hermes_http_respond_error(c, MHD_HTTP_UNAUTHORIZED, NULL,
+			                                 HERMES_RPC_INVALID_REQUEST,
+			                                 auth ? "the bearer token is not the right one"
+			                                      : "this server needs Authorization: Bearer "
+			                                        "<token> (the content of its "
+			                                        "--auth-token-file)", NULL, h);
 		}
 	}
 	if (strcmp(method, "DELETE") == 0) {
@@ -76,46 +80,51 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 		if (l == NULL) {
 			const char *h[] = {"Allow", "POST", NULL};
 			if (sid)
-				return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST,
-				                     "no such session (it ended or expired)", NULL, NULL);
-			return hermes_http_respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, HERMES_RPC_INVALID_REQUEST,
-			                     "DELETE ends a 2025-era session named by Mcp-Session-Id; the "
-			                     "2026-07-28 revision has no sessions", NULL, h);
+				return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL,
+				                                 HERMES_RPC_INVALID_REQUEST,
+				                                 "no such session (it ended or expired)", NULL,
+				                                 NULL);
+			return hermes_http_respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+			                                 HERMES_RPC_INVALID_REQUEST,
+			                                 "DELETE ends a 2025-era session named by "
+			                                 "Mcp-Session-Id; the 2026-07-28 revision has no "
+			                                 "sessions", NULL, h);
 		}
 		hermes_http_legacy_drop(hs, l);
 		hermes_http_legacy_unref(hs, l);
 		return hermes_http_respond_empty(c, MHD_HTTP_NO_CONTENT, NULL);
 	}
 	if (strcmp(method, "POST") != 0) {
-		const char *h[] = {"Allow", hermes_http_header(c, "Mcp-Session-Id") ? "POST, DELETE" : "POST", NULL};
+		const char *h[] = {"Allow", hermes_http_header(c, "Mcp-Session-Id") ? "POST, DELETE" : "POST",
+		                   NULL};
 		snprintf(why, sizeof why, "%.20s is not served: every message is a POST (and there is no "
 		         "stream to GET)", method);
-		return hermes_http_respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, HERMES_RPC_INVALID_REQUEST, why,
-		                     NULL, h);
+		return hermes_http_respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+		                                 HERMES_RPC_INVALID_REQUEST, why, NULL, h);
 	}
 	const char *type = hermes_http_header(c, "Content-Type");
 	if (type == NULL || strncasecmp(type, "application/json", 16) != 0 ||
 	    (type[16] != '\0' && type[16] != ';' && type[16] != ' ')) {
 		snprintf(why, sizeof why, "Content-Type must be application/json, not '%.100s'",
 		         type ? type : "(none)");
-		return hermes_http_respond_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, HERMES_RPC_INVALID_REQUEST,
-		                     why, NULL, NULL);
+		return hermes_http_respond_error(c, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
+		                                 HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
 	}
 	const char *accept = hermes_http_header(c, "Accept");
 	if (accept && !strstr(accept, "application/json") && !strstr(accept, "text/event-stream") &&
 	    !strstr(accept, "*/*")) {
 		snprintf(why, sizeof why, "Accept must list application/json and text/event-stream, not "
 		         "'%.100s'", accept);
-		return hermes_http_respond_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, HERMES_RPC_INVALID_REQUEST, why, NULL,
-		                     NULL);
+		return hermes_http_respond_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL,
+		                                 HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
 	}
 	const char *cl = hermes_http_header(c, "Content-Length");
 	if (cl && strtoull(cl, NULL, 10) > hs->max_body) {
 		q->too_large = true;
 		snprintf(why, sizeof why, "the message (%.30s bytes) is over the limit of %zu bytes "
 		         "(--max-message-bytes)", cl, hs->max_body);
-		return hermes_http_respond_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, HERMES_RPC_INVALID_REQUEST, why,
-		                     NULL, NULL);
+		return hermes_http_respond_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+		                                 HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
 	}
 	return -1;
 }

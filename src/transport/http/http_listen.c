@@ -221,7 +221,8 @@ void hermes_http_reap_connections(http_server_t *hs)
 {
 	pthread_mutex_lock(&hs->lock);
 	for (conn_t *k = hs->conns; k; k = k->next)
-		if (k->reading_since.tv_sec && hermes_http_since(&k->reading_since) > hs->timeout && k->fd >= 0) {
+		if (k->reading_since.tv_sec && hermes_http_since(&k->reading_since) > hs->timeout &&
+		    k->fd >= 0) {
 			hermes_log(HERMES_LOG_INFO, "http: %s took over %d s to arrive: connection closed",
 			           k->req ? "a request" : "no whole request line", hs->timeout);
 			shutdown(k->fd, SHUT_RDWR);

@@ -65,8 +65,8 @@ static enum MHD_Result answer(hreq_t *q, struct MHD_Connection *c)
 		/* the reply goes out now: a client that does not read it gets the idle timeout, so that
 		 * it does not hold the server's budget for replies (see PROTOCOL.md, Memory) */
 		MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)q->hs->timeout);
-		return hermes_http_respond(c, (unsigned)hermes_http_status_for(code), "application/json", body, len,
-		               extra);
+		return hermes_http_respond(c, (unsigned)hermes_http_status_for(code), "application/json",
+		                           body, len, extra);
 	}
 	return hermes_http_sse_respond(q, c, extra);
 }
@@ -92,9 +92,9 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		hermes_json_doc_free(doc);
 		free(text);
 		return hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, NULL,
-		                     doc || err.code != HERMES_E_TOO_LARGE ? HERMES_RPC_PARSE_ERROR
-		                                                           : HERMES_RPC_INVALID_REQUEST,
-		                     why, NULL, NULL);
+		                                 doc || err.code != HERMES_E_TOO_LARGE
+		                                     ? HERMES_RPC_PARSE_ERROR : HERMES_RPC_INVALID_REQUEST,
+		                                 why, NULL, NULL);
 	}
 	const hermes_json_t *msg = hermes_json_root(doc);
 	if (msg->type != HERMES_JSON_OBJECT) {
@@ -102,8 +102,9 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		hermes_json_doc_free(doc);
 		free(text);
 		return hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, NULL, HERMES_RPC_INVALID_REQUEST,
-		                     batch ? "a POST carries one JSON-RPC message, not a batch"
-		                           : "a POST carries one JSON-RPC message (an object)", NULL, NULL);
+		                                 batch ? "a POST carries one JSON-RPC message, not a batch"
+		                                       : "a POST carries one JSON-RPC message (an object)",
+		                                 NULL, NULL);
 	}
 	const hermes_json_t *method = hermes_json_member(msg, "method");
 	const hermes_json_t *id = hermes_json_member(msg, "id");
@@ -129,12 +130,13 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		goto done;
 	}
 	if (meta.modern && m) {
-		hermes_http_mirror_t h = {hermes_http_header(c, "MCP-Protocol-Version"), hermes_http_header(c, "Mcp-Method"),
+		hermes_http_mirror_t h = {hermes_http_header(c, "MCP-Protocol-Version"),
+		                          hermes_http_header(c, "Mcp-Method"),
 		                          hermes_http_header(c, "Mcp-Name")};
 		if (code == 0 && hermes_http_mirror_check(&h, meta.version, m, params, !request, why,
 		                                          sizeof why) != 0) {
-			ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text, HERMES_RPC_HEADER_MISMATCH,
-			                    why, NULL, NULL);
+			ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text,
+			                                HERMES_RPC_HEADER_MISMATCH, why, NULL, NULL);
 			goto done;
 		}
 		if (!request && strcmp(m, "notifications/cancelled") == 0) {
@@ -146,15 +148,15 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 	} else if (m && strcmp(m, "initialize") == 0 && request) {
 		if ((q->legacy = hermes_http_legacy_new(hs, why, sizeof why)) == NULL) {
 			ret = hermes_http_respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, q->id_text,
-			                    HERMES_RPC_INTERNAL_ERROR, why, NULL, NULL);
+			                                HERMES_RPC_INTERNAL_ERROR, why, NULL, NULL);
 			goto done;
 		}
 		q->initialize = true;
 	} else if (sid) {
 		if ((q->legacy = hermes_http_legacy_find(hs, sid)) == NULL) {
-			ret = hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, q->id_text, HERMES_RPC_INVALID_REQUEST,
-			                    "no such session (it ended or expired): initialize again", NULL,
-			                    NULL);
+			ret = hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, q->id_text,
+			                                HERMES_RPC_INVALID_REQUEST, "no such session (it ended or "
+			                                "expired): initialize again", NULL, NULL);
 			goto done;
 		}
 		const char *pv = hermes_http_header(c, "MCP-Protocol-Version");
@@ -164,16 +166,16 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		if (!known) {
 			snprintf(why, sizeof why, "MCP-Protocol-Version '%.40s' is not a 2025 revision Hermes "
 			         "speaks (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)", pv);
-			ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text, HERMES_RPC_INVALID_REQUEST,
-			                    why, NULL, NULL);
+			ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text,
+			                                HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
 			goto done;
 		}
 	} else if (m) {
 		snprintf(why, sizeof why, "%.100s needs params._meta[\"" HERMES_MCP_META_VERSION "\"] ("
 		         HERMES_MCP_MODERN_VERSION ") or, in a 2025 revision, the Mcp-Session-Id header "
 		         "that initialize gave", m);
-		ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text, HERMES_RPC_INVALID_PARAMS, why,
-		                    NULL, NULL);
+		ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text,
+		                                HERMES_RPC_INVALID_PARAMS, why, NULL, NULL);
 		goto done;
 	} else {
 		/* a response from the client: nothing here asked it anything */
@@ -189,13 +191,15 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 	static const char *const retry[] = {"Retry-After", "1", NULL};
 	if (!request) {
 		if (!hermes_http_feed(hs, s, feed_lock, &hs->drop, text, len))
-			return hermes_http_respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, HERMES_RPC_INTERNAL_ERROR,
-			                     "the server is busy or stopping", NULL, retry);
+			return hermes_http_respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+			                                 HERMES_RPC_INTERNAL_ERROR,
+			                                 "the server is busy or stopping", NULL, retry);
 		return hermes_http_respond_empty(c, MHD_HTTP_ACCEPTED, NULL);
 	}
 	if (!hermes_http_feed(hs, s, feed_lock, &q->ch, text, len))
-		return hermes_http_respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, q->id_text, HERMES_RPC_INTERNAL_ERROR,
-		                     "the server is busy or stopping", NULL, retry);
+		return hermes_http_respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, q->id_text,
+		                                 HERMES_RPC_INTERNAL_ERROR,
+		                                 "the server is busy or stopping", NULL, retry);
 	q->answered = true;
 	int w = hermes_http_req_wait(q, s);
 	if (w <= 0)
@@ -265,8 +269,8 @@ enum MHD_Result hermes_http_access_handler(void *cls, struct MHD_Connection *c, 
 		char why[160];
 		snprintf(why, sizeof why, "the message is over the limit of %zu bytes (--max-message-bytes)",
 		         hs->max_body);
-		return hermes_http_respond_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL, HERMES_RPC_INVALID_REQUEST, why,
-		                     NULL, NULL);
+		return hermes_http_respond_error(c, MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+		                                 HERMES_RPC_INVALID_REQUEST, why, NULL, NULL);
 	}
 	return handle_body(hs, q, c);
 }

@@ -171,7 +171,8 @@ const char *hermes_http_doubled_mirror(struct MHD_Connection *c);
 
 /* Queues on c an SSE response that streams q's messages until its reply (q held until the
  * stream ends); extra: a header name and value, or NULL. */
-enum MHD_Result hermes_http_sse_respond(hreq_t *q, struct MHD_Connection *c, const char *const *extra);
+enum MHD_Result hermes_http_sse_respond(hreq_t *q, struct MHD_Connection *c,
+                                        const char *const *extra);
 
 /* ---- http_channel.c: a request's channel ---------------------------------------------------- */
 

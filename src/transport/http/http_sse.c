@@ -53,7 +53,8 @@ static void sse_free(void *cls)
 	hermes_http_req_unref(cls);
 }
 
-enum MHD_Result hermes_http_sse_respond(hreq_t *q, struct MHD_Connection *c, const char *const *extra)
+enum MHD_Result hermes_http_sse_respond(hreq_t *q, struct MHD_Connection *c,
+                                        const char *const *extra)
 {
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
 	                                                           sse_read, q, sse_free);

@@ -1,6 +1,6 @@
 /* transport/http/http_token.c: the bearer token of --auth-token-file (see http_server.h), read
- * once at the start: a regular file only its owner can read, one line of printable ASCII. The check of a
- * request's Authorization header against it is http_check.c's (constant time). */
+ * once at the start: a regular file only its owner can read, one line of printable ASCII. The
+ * check of a request's Authorization header against it is http_check.c's (constant time). */
 #include <config.h>
 
 #include <errno.h>

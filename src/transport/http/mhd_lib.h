@@ -1,6 +1,6 @@
-/* transport/http/mhd_lib.h: libmicrohttpd, loaded with dlopen the first time `hermes mcp --listen` starts
- * (see core/dl.h): a stdio session never maps it. http.c calls it by its usual names, which the
- * macros below turn into the loaded functions. */
+/* transport/http/mhd_lib.h: libmicrohttpd, loaded with dlopen the first time `hermes mcp --listen`
+ * starts (see core/dl.h): a stdio session never maps it. http.c calls it by its usual names, which
+ * the macros below turn into the loaded functions. */
 #ifndef HERMES_SERVER_MHD_LIB_H
 #define HERMES_SERVER_MHD_LIB_H
 

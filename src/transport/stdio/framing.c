@@ -1,6 +1,6 @@
-/* transport/stdio/framing.c: the input side of the transport. A small state machine that never buffers more
- * than one message (and not even that for an oversized one), reports broken frames, and finds its
- * way back to the next "Content-Length:" header after one. */
+/* transport/stdio/framing.c: the input side of the transport. A small state machine that never
+ * buffers more than one message (and not even that for an oversized one), reports broken frames,
+ * and finds its way back to the next "Content-Length:" header after one. */
 #include <config.h>
 
 #include <stdbool.h>

@@ -1,5 +1,6 @@
-/* transport/stdio/framing.h: cutting the input byte stream into messages (Content-Length headers or one
- * JSON text per line) and framing replies the same way. Pure: no I/O, so it is unit-tested alone. */
+/* transport/stdio/framing.h: cutting the input byte stream into messages (Content-Length headers or
+ * one JSON text per line) and framing replies the same way. Pure: no I/O, so it is unit-tested
+ * alone. */
 #ifndef HERMES_SERVER_FRAMING_H
 #define HERMES_SERVER_FRAMING_H
 

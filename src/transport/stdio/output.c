@@ -1,5 +1,6 @@
-/* transport/stdio/output.c: the writer thread (see output.h). Frames waiting together are written with one
- * writev(), which is what keeps throughput up when thousands of small replies are in flight. */
+/* transport/stdio/output.c: the writer thread (see output.h). Frames waiting together are written
+ * with one writev(), which is what keeps throughput up when thousands of small replies are in
+ * flight. */
 #include <config.h>
 
 #include <errno.h>

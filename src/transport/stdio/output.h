@@ -1,6 +1,6 @@
-/* transport/stdio/output.h: the single writer of stdout. Replies are queued whole by any thread and written
- * by one writer thread, so no reply is ever interleaved with another and no worker (nor the reader)
- * ever blocks on a client that is slow to read. */
+/* transport/stdio/output.h: the single writer of stdout. Replies are queued whole by any thread and
+ * written by one writer thread, so no reply is ever interleaved with another and no worker (nor the
+ * reader) ever blocks on a client that is slow to read. */
 #ifndef HERMES_SERVER_OUTPUT_H
 #define HERMES_SERVER_OUTPUT_H
 

@@ -1,8 +1,8 @@
-/* transport/stdio/stdio.c: the stdio transport of `hermes serve` and `hermes mcp` (hermes_server_run): the
- * protocol descriptors, signals, and the reader loop that frames stdin into messages for the
- * session (session.h), whose replies come back through the one channel, to the writer thread
- * (output.c). A self-pipe wakes the loop for signals, a broken output, room made and "all work
- * done". */
+/* transport/stdio/stdio.c: the stdio transport of `hermes serve` and `hermes mcp`
+ * (hermes_server_run): the protocol descriptors, signals, and the reader loop that frames stdin
+ * into messages for the session (session.h), whose replies come back through the one channel, to
+ * the writer thread (output.c). A self-pipe wakes the loop for signals, a broken output, room made
+ * and "all work done". */
 #include <config.h>
 
 #include <errno.h>
