@@ -109,6 +109,41 @@ def test_cancelled_start_leaves_nothing_running():
         check(tool(s, "proc_list", {})["programs"] == [], "listed")
 
 
+def test_wait_for_answers_within_wait_seconds():
+    # a pattern that backtracks without end on every line, and a program that writes faster than
+    # any scan: proc.start answers within waitSeconds (plus a margin) all the same
+    with Server() as s:
+        margin = 4.0 if sanitized(s.proc.pid) else 2.0
+        for args, pattern, wait in ((["yes", "a" * 40 + "b"], "^(a+)+$", 1),
+                                    (["yes"], "ready", 2)):
+            t0 = time.monotonic()
+            r = ok(call(s, "proc.start", {"executable": args[0], "arguments": args[1:],
+                                          "waitFor": pattern, "waitSeconds": wait}))
+            took = time.monotonic() - t0
+            check(r["matched"] is False and r["running"] is True, r)
+            check(took < wait + margin, "%s against %s answered after %.1f s for waitSeconds %d"
+                  % (pattern, args[0], took, wait))
+            ok(call(s, "proc.stop", {"id": r["id"]}))
+
+
+def test_wait_for_is_cancelled():
+    # a cancel reaches a proc.start busy matching a pattern that backtracks without end
+    with mcp_server() as s:
+        ident = s.request("tools/call", {"name": "proc_start", "arguments": {
+            "executable": "yes", "arguments": ["a" * 40 + "b"], "waitFor": "^(a+)+$",
+            "waitSeconds": 120}})
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        s.notify("notifications/cancelled", {"requestId": ident, "reason": "test"})
+        # a cancelled request gets no answer; its program is stopped once the scan sees the flag
+        while tool(s, "proc_list", {})["programs"] and time.monotonic() - t0 < 30:
+            time.sleep(0.05)
+        took = time.monotonic() - t0
+        check(took < (6.0 if sanitized(s.proc.pid) else 3.0) + 2.0,  # + the stop's grace
+              "the cancel took %.1f s" % took)
+        s.expect_silence(0.3)
+
+
 def test_programs_survive_a_change_of_roots():
     # the programs are the server's, not the workspace's: when the client's roots change, the ids
     # still work, and the programs still end with the server

@@ -18,6 +18,7 @@
 	X(pcre2_match) X(pcre2_jit_match) X(pcre2_get_ovector_pointer)                       \
 	X(pcre2_compile_context_create) X(pcre2_compile_context_free) X(pcre2_set_newline)   \
 	X(pcre2_match_context_create) X(pcre2_match_context_free)                            \
+	X(pcre2_set_match_limit) X(pcre2_set_depth_limit)                                    \
 	X(pcre2_match_data_create_from_pattern) X(pcre2_match_data_free)                     \
 	X(pcre2_jit_stack_create) X(pcre2_jit_stack_free) X(pcre2_jit_stack_assign)          \
 	X(pcre2_config)
@@ -46,6 +47,8 @@ const char *hermes_pcre2_lib_version(void);
 #undef pcre2_set_newline
 #undef pcre2_match_context_create
 #undef pcre2_match_context_free
+#undef pcre2_set_match_limit
+#undef pcre2_set_depth_limit
 #undef pcre2_match_data_create_from_pattern
 #undef pcre2_match_data_free
 #undef pcre2_jit_stack_create
@@ -64,6 +67,8 @@ const char *hermes_pcre2_lib_version(void);
 #define pcre2_set_newline hermes_pcre2_lib.pcre2_set_newline_8
 #define pcre2_match_context_create hermes_pcre2_lib.pcre2_match_context_create_8
 #define pcre2_match_context_free hermes_pcre2_lib.pcre2_match_context_free_8
+#define pcre2_set_match_limit hermes_pcre2_lib.pcre2_set_match_limit_8
+#define pcre2_set_depth_limit hermes_pcre2_lib.pcre2_set_depth_limit_8
 #define pcre2_match_data_create_from_pattern hermes_pcre2_lib.pcre2_match_data_create_from_pattern_8
 #define pcre2_match_data_free hermes_pcre2_lib.pcre2_match_data_free_8
 #define pcre2_jit_stack_create hermes_pcre2_lib.pcre2_jit_stack_create_8

@@ -82,12 +82,21 @@ static bool read_output(hermes_started_prog_t *p, int64_t since, size_t max, boo
 
 /* ---- proc.start ------------------------------------------------------------------------ */
 
-/* waitFor, compiled; matched against the output a line at a time. */
+/* waitFor, compiled; matched against the output a line at a time. Each match is bounded
+ * (PCRE2's match and depth limits: a pattern that backtracks without end, such as ^(a+)+$ on a long
+ * line, gives up on that line instead of running for minutes), and the scan looks at the clock and
+ * the cancel flag after every match, so proc.start answers within waitSeconds whatever the output
+ * and the pattern. A line whose match gives up counts as not matching. */
+#define WAIT_FOR_MATCH_LIMIT 200000 /* about a millisecond or two of backtracking per line */
+#define WAIT_FOR_DEPTH_LIMIT 10000
 typedef struct wait_for {
 	pcre2_code *code;
 	pcre2_match_data *md;
+	pcre2_match_context *mc;
 	char *line;
 	size_t len;
+	int64_t deadline_ms;          /* the scan stops here, or when cancel is requested */
+	const hermes_cancel_t *cancel;
 } wait_for_t;
 
 static bool wait_for_compile(wait_for_t *w, const char *pattern, void *result)
@@ -112,11 +121,14 @@ static bool wait_for_compile(wait_for_t *w, const char *pattern, void *result)
 		return false;
 	}
 	w->md = pcre2_match_data_create_from_pattern(w->code, NULL);
+	w->mc = pcre2_match_context_create(NULL);
 	w->line = malloc(WAIT_FOR_LINE_MAX);
-	if (!w->md || !w->line) {
+	if (!w->md || !w->mc || !w->line) {
 		hermes_result_fail(result, HERMES_E_INTERNAL, "cannot use waitFor: out of memory");
 		return false;
 	}
+	pcre2_set_match_limit(w->mc, WAIT_FOR_MATCH_LIMIT);
+	pcre2_set_depth_limit(w->mc, WAIT_FOR_DEPTH_LIMIT);
 	return true;
 }
 
@@ -124,21 +136,30 @@ static void wait_for_free(wait_for_t *w)
 {
 	if (w->md)
 		pcre2_match_data_free(w->md);
+	if (w->mc)
+		pcre2_match_context_free(w->mc);
 	if (w->code)
 		pcre2_code_free(w->code);
 	free(w->line);
 }
 
-/* Does the line gathered so far match? */
+/* Does the line gathered so far match? (A match that hits a limit does not.) */
 static bool wait_for_match(wait_for_t *w)
 {
 	size_t n = w->len;
 	if (n > 0 && w->line[n - 1] == '\r')
 		n--;
-	return pcre2_match(w->code, (PCRE2_SPTR)w->line, n, 0, 0, w->md, NULL) >= 0;
+	return pcre2_match(w->code, (PCRE2_SPTR)w->line, n, 0, 0, w->md, w->mc) >= 0;
 }
 
-/* Scans the output from *scanned on: true as soon as a line (or the unfinished last one) matches. */
+/* Past the deadline, or cancelled: the scan must stop. */
+static bool wait_for_out_of_time(const wait_for_t *w)
+{
+	return hermes_started_now_ms() >= w->deadline_ms || hermes_cancel_requested(w->cancel);
+}
+
+/* Scans the output from *scanned on: true as soon as a line (or the unfinished last one) matches;
+ * false once the output is scanned, or time is up (*scanned then says where it stopped). */
 static bool wait_for_scan(wait_for_t *w, hermes_started_prog_t *p, int64_t *scanned)
 {
 	char chunk[16384];
@@ -147,23 +168,30 @@ static bool wait_for_scan(wait_for_t *w, hermes_started_prog_t *p, int64_t *scan
 		size_t n = hermes_started_peek(p, *scanned, chunk, sizeof chunk, &at);
 		if (at > *scanned)
 			w->len = 0; /* some output was dropped before it was scanned: a fresh line */
-		*scanned = at + (int64_t)n;
+		*scanned = at;
 		for (size_t i = 0; i < n; i++) {
-			if (chunk[i] == '\n') {
-				if (wait_for_match(w))
-					return true;
+			bool full = w->len == WAIT_FOR_LINE_MAX;
+			if (chunk[i] == '\n' || full) {
+				bool m = wait_for_match(w);
 				w->len = 0;
-				continue;
-			}
-			if (w->len == WAIT_FOR_LINE_MAX) {
-				if (wait_for_match(w))
+				if (m) {
+					*scanned = at + (int64_t)i + (chunk[i] == '\n');
 					return true;
-				w->len = 0;
+				}
+				if (wait_for_out_of_time(w)) {
+					*scanned = at + (int64_t)i + (chunk[i] == '\n');
+					return false;
+				}
+				if (!full)
+					continue;
 			}
 			w->line[w->len++] = chunk[i];
 		}
+		*scanned = at + (int64_t)n;
 		if (n < sizeof chunk)
 			return w->len > 0 && wait_for_match(w); /* a prompt, or a line still coming */
+		if (wait_for_out_of_time(w))
+			return false;
 	}
 }
 
@@ -278,6 +306,8 @@ void hermes_verb_proc_start(const hermes_call_t *call, const void *args_, void *
 	int wait_s = args->has_wait_seconds ? args->wait_seconds : args->wait_for ? 10 : 1;
 	int64_t deadline = hermes_started_now_ms() + (int64_t)wait_s * 1000;
 	int64_t scanned = 0;
+	w.deadline_ms = deadline;
+	w.cancel = call->cancel;
 	hermes_started_info_t info;
 	for (;;) {
 		result->matched = args->wait_for && wait_for_scan(&w, p, &scanned);
