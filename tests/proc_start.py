@@ -291,6 +291,93 @@ def test_kill_9_of_mcp_leaves_nothing():
         s.close()
 
 
+# A program that kills (or stops) its supervisor: Hermes takes the run over (as subreaper, with a
+# cgroup per run where the machine allows, and without one: HERMES_PROC_CGROUP=off), reports the
+# program's own exit status, and leaves nothing of it running.
+ESCAPE = ("setsid sleep 300 & echo $! > pids; sleep 300 & echo $! >> pids; echo $$ >> pids; "
+          "echo up; kill -9 $PPID; ")
+
+
+def escape_modes():
+    return (None, dict(os.environ, HERMES_PROC_CGROUP="off"))
+
+
+def read_pids(s):
+    s.wait_for_file("pids")
+    for _ in range(200):
+        pids = [int(x) for x in open(os.path.join(s.root, "pids")).read().split()]
+        if len(pids) == 3:
+            return pids
+        time.sleep(0.01)
+    raise AssertionError("the program did not write its pids")
+
+
+def test_killed_supervisor_under_proc_run():
+    for env in escape_modes():
+        with Server(env=env) as s:
+            r = ok(call(s, "proc.run", {"executable": "sh", "arguments": ["-c", ESCAPE + "sleep 1; exit 3"]}))
+            check(r["exitCode"] == 3, r)
+            for p in read_pids(s):
+                check(wait_gone(p, 5), "pid %d outlived proc.run (cgroup %s)" % (p, env is None))
+            r = ok(call(s, "proc.run", {"executable": "sh", "arguments": [
+                "-c", "sleep 300 & echo $! > pids; echo $! >> pids; echo $$ >> pids; "
+                      "kill -STOP $PPID; sleep 0.3; exit 4"]}))
+            check(r["exitCode"] == 4, r)
+            for p in read_pids(s):
+                check(wait_gone(p, 5), "pid %d outlived a stopped supervisor" % p)
+
+
+def test_killed_supervisor_under_proc_start():
+    for env in escape_modes():
+        with Server(env=env) as s:
+            # it ends by itself: its own status
+            r = ok(call(s, "proc.start", {"executable": "sh", "arguments": ["-c", ESCAPE + "sleep 0.5; exit 3"],
+                                          "waitFor": "up"}))
+            o = ok(call(s, "proc.output", {"id": r["id"], "waitSeconds": 10}))
+            while o["running"]:
+                o = ok(call(s, "proc.output", {"id": r["id"], "waitSeconds": 10}))
+            check(o["exitCode"] == 3, o)
+            for p in read_pids(s):
+                check(wait_gone(p, 5), "pid %d outlived its program" % p)
+            os.unlink(os.path.join(s.root, "pids"))
+            # proc.stop
+            r = ok(call(s, "proc.start", {"executable": "sh", "arguments": ["-c", ESCAPE + "sleep 300; exit 3"],
+                                          "waitFor": "up"}))
+            pids = read_pids(s)
+            time.sleep(0.2)
+            st = ok(call(s, "proc.stop", {"id": r["id"]}))
+            check(st["exitCode"] == 128 + signal.SIGTERM, st)
+            for p in pids:
+                check(wait_gone(p, 5), "pid %d outlived proc.stop (cgroup %s)" % (p, env is None))
+            os.unlink(os.path.join(s.root, "pids"))
+            # the end of Hermes
+            ok(call(s, "proc.start", {"executable": "sh", "arguments": ["-c", ESCAPE + "sleep 300; exit 3"],
+                                      "waitFor": "up"}))
+            pids = read_pids(s)
+            time.sleep(0.2)
+            s.proc.stdin.close()
+            check(s.proc.wait(15) == 0, "exit status")
+            for p in pids:
+                check(wait_gone(p, 5), "pid %d outlived hermes serve (cgroup %s)" % (p, env is None))
+
+
+def test_killed_supervisor_then_kill_9_of_hermes():
+    for env in escape_modes():
+        s = Server(env=env)
+        try:
+            ok(call(s, "proc.start", {"executable": "sh", "arguments": ["-c", ESCAPE + "sleep 300; exit 3"],
+                                      "waitFor": "up"}))
+            pids = read_pids(s)
+            time.sleep(0.5)  # the takeover, and the guard's first look
+            check(all(pid_alive(p) for p in pids), pids)
+            os.kill(s.proc.pid, signal.SIGKILL)
+            s.proc.wait()
+            for p in pids:
+                check(wait_gone(p, 10), "pid %d outlived kill -9 of hermes (cgroup %s)" % (p, env is None))
+        finally:
+            s.close()
+
+
 def test_steady_writer_stays_bounded():
     # a megabyte a second for ten seconds: Hermes keeps its last MiB and counts the rest
     script = ("import sys, time\n"

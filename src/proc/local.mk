@@ -7,6 +7,7 @@
 noinst_LTLIBRARIES += libhermes_proc.la
 libhermes_proc_la_SOURCES = \
 	src/proc/spawn.c src/proc/spawn.h \
+	src/proc/cgroup.c src/proc/cgroup.h \
 	src/proc/program.c src/proc/program.h \
 	src/proc/runfiles.c src/proc/runfiles.h \
 	src/proc/started.c src/proc/started.h \

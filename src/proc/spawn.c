@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -53,9 +54,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Sends sig to every child of this process, found in /proc (as a subreaper, the orphans of the
- * run are our children). Returns how many were signalled. */
-static int signal_children(int sig)
+/* Calls fn on every child of parent (-1: every process), found in /proc (as a subreaper, the
+ * orphans of the run are our children). Returns how many calls returned true. Async-signal-safe. */
+static int each_child(pid_t parent, bool (*fn)(pid_t pid, pid_t ppid, void *arg), void *arg)
 {
 	struct dirent64 {
 		uint64_t ino;
@@ -64,7 +65,6 @@ static int signal_children(int sig)
 		unsigned char type;
 		char name[];
 	};
-	pid_t self = getpid();
 	int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proc < 0)
 		return 0;
@@ -102,12 +102,24 @@ static int signal_children(int sig)
 			long ppid = 0;
 			for (p += 4; *p >= '0' && *p <= '9'; p++)
 				ppid = ppid * 10 + (*p - '0');
-			if (ppid == (long)self && kill((pid_t)pid, sig) == 0)
+			if ((parent < 0 || ppid == (long)parent) && fn((pid_t)pid, (pid_t)ppid, arg))
 				n++;
 		}
 	}
 	close(proc);
 	return n;
+}
+
+static bool signal_one(pid_t pid, pid_t ppid, void *arg)
+{
+	(void)ppid;
+	return kill(pid, *(int *)arg) == 0;
+}
+
+/* Sends sig to every child of this process. Returns how many were signalled. */
+static int signal_children(int sig)
+{
+	return each_child(getpid(), signal_one, &sig);
 }
 
 int hermes_sandbox_abi(void)
@@ -200,15 +212,16 @@ static int confine(const hermes_spawn_t *s)
 
 /* The program's side of the fork: its process group, descriptors, directory and signals, then
  * the exec of exactly the checked file. Never returns. */
-static void program(const hermes_spawn_t *s, int rep, pid_t supervisor)
+static void program(const hermes_spawn_t *s, int rep, int cg_procs)
 {
+	/* Into the run's cgroup first, before it can start anything. No death signal follows the
+	 * supervisor: a program that kills it goes on under Hermes, which reports its real status. */
+	if (cg_procs >= 0)
+		(void)!write(cg_procs, "0", 1);
 	if (s->tty)
 		setsid(); /* a session (and process group) of its own, to take the terminal */
 	else
 		setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* the supervisor gone, so is the program */
-	if (getppid() != supervisor)
-		_exit(127);
 	if (dup2(s->in_fd, 0) < 0 || dup2(s->out_fd, 1) < 0 || dup2(s->err_fd, 2) < 0 ||
 	    fchdir(s->cwd_fd) < 0 || (s->tty && ioctl(0, TIOCSCTTY, 0) < 0)) {
 		report(rep, 'E', errno);
@@ -264,20 +277,20 @@ static void end_all(pid_t group)
 }
 
 /* The supervisor: runs the program, reports how it ended, and leaves nothing of it behind. */
-static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
+static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes, const hermes_cgroup_t *cg)
 {
+	int cg_procs = cg->procs;
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0); /* Hermes gone (even by SIGKILL): stop the run */
 	if (getppid() != hermes)
 		_exit(0);
-	pid_t self = getpid();
 	pid_t prog = fork();
 	if (prog < 0) {
 		report(rep, 'E', errno);
 		_exit(0);
 	}
 	if (prog == 0)
-		program(s, rep, self);
+		program(s, rep, cg_procs);
 	if (!s->tty)
 		setpgid(prog, prog); /* (a tty's program makes its own session: setpgid would race it) */
 	/* Hold nothing of Hermes's open (its protocol pipes, its files, the program's standard
@@ -302,6 +315,8 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
 			if (w == prog) {
 				report(rep, 'S', status);
 				end_all(prog);
+				if (cg->path)
+					rmdir(cg->path); /* empty now; Hermes may be gone (killed) */
 				_exit(0);
 			}
 		}
@@ -322,11 +337,96 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes)
 	}
 }
 
+/* ---- Hermes's side: the runs' processes, Hermes as subreaper, takeover ---------------------- */
+
+/* The processes Hermes started for runs (supervisors, programs, guards): after a takeover, the
+ * children of Hermes that are none of these are what escaped a run, and are killed. */
+static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t *known;
+static size_t known_count, known_size;
+
+static void know(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	pthread_mutex_lock(&known_lock);
+	if (known_count == known_size) {
+		size_t size = known_size ? known_size * 2 : 16;
+		pid_t *more = realloc(known, size * sizeof *more);
+		if (more) {
+			known = more;
+			known_size = size;
+		}
+	}
+	if (known_count < known_size)
+		known[known_count++] = pid;
+	pthread_mutex_unlock(&known_lock);
+}
+
+static void forget(pid_t pid)
+{
+	pthread_mutex_lock(&known_lock);
+	for (size_t i = 0; i < known_count; i++) {
+		if (known[i] == pid) {
+			known[i] = known[--known_count];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&known_lock);
+}
+
+static bool is_known(pid_t pid)
+{
+	pthread_mutex_lock(&known_lock);
+	bool found = false;
+	for (size_t i = 0; !found && i < known_count; i++)
+		found = known[i] == pid;
+	pthread_mutex_unlock(&known_lock);
+	return found;
+}
+
+/* Kills and reaps one child of Hermes that no run owns: an escapee of a run taken over. */
+static bool end_escapee(pid_t pid, pid_t ppid, void *arg)
+{
+	(void)ppid, (void)arg;
+	if (is_known(pid))
+		return false;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return true;
+}
+
+static pthread_once_t subreaper_once = PTHREAD_ONCE_INIT;
+
+static void become_subreaper(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
 int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 {
+	pthread_once(&subreaper_once, become_subreaper);
+	memset(run, 0, sizeof *run);
+	run->pidfd = run->prog_pidfd = -1;
+	if (hermes_cgroup_make(&run->cg) != 0)
+		run->cg.dir = run->cg.procs = -1; /* no cgroup here: the supervisor and the subreaper */
 	int rep[2];
-	if (pipe2(rep, O_CLOEXEC) != 0)
-		return -errno;
+	if (pipe2(rep, O_CLOEXEC) != 0) {
+		int err = errno;
+		hermes_cgroup_remove(&run->cg);
+		return -err;
+	}
 	/* Every signal blocked across the fork: the supervisor takes SIGTERM and SIGCHLD with
 	 * sigtimedwait, and no handler of Hermes's runs in it. */
 	sigset_t all, old;
@@ -336,7 +436,7 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(rep[0]);
-		supervise(spec, rep[1], hermes);
+		supervise(spec, rep[1], hermes, &run->cg);
 		_exit(0);
 	}
 	int err = errno;
@@ -344,12 +444,12 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 	close(rep[1]);
 	if (pid < 0) {
 		close(rep[0]);
+		hermes_cgroup_remove(&run->cg);
 		return -err;
 	}
+	know(pid);
 	run->pid = pid;
 	run->report = rep[0];
-	run->program = 0;
-	run->fork_errno = 0;
 	/* The first record: the program's pid, or why it could not be forked (or nothing: Hermes's
 	 * thread is gone already). */
 	char rec[1 + sizeof(int)];
@@ -370,78 +470,249 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 		else if (rec[0] == 'E')
 			run->fork_errno = v;
 	}
-#ifdef SYS_pidfd_open
-	run->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	run->pidfd = -1;
-#endif
+	fcntl(rep[0], F_SETFL, O_NONBLOCK); /* the rest is read as it comes (hermes_run_ended) */
+	know(run->program);
+	run->pidfd = pidfd_of(pid);
+	/* The program is the supervisor's child and not reaped before the supervisor reports it:
+	 * its pid cannot have been reused yet. */
+	run->prog_pidfd = pidfd_of(run->program);
 	return 0;
+}
+
+/* Reads the supervisor's records that have come: 'E', 'L' and 'S'. */
+static void read_reports(hermes_run_t *run)
+{
+	char rec[1 + sizeof(int)];
+	for (;;) {
+		ssize_t r = read(run->report, rec, sizeof rec); /* records are written whole */
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != (ssize_t)sizeof rec)
+			return;
+		int v;
+		memcpy(&v, rec + 1, sizeof v);
+		if (rec[0] == 'E')
+			run->exec_errno = v;
+		else if (rec[0] == 'L')
+			run->exec_errno = HERMES_RUN_ESANDBOX;
+		else if (rec[0] == 'S') {
+			run->status = v;
+			run->have_status = true;
+		}
+	}
+}
+
+/* Has the process of pidfd (or, without one, our child pid) exited? */
+static bool exited(int pidfd, pid_t pid)
+{
+	if (pidfd >= 0) {
+		struct pollfd pf = {.fd = pidfd, .events = POLLIN};
+		return poll(&pf, 1, 0) > 0;
+	}
+	siginfo_t si;
+	memset(&si, 0, sizeof si);
+	return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* What the guard holds: a pidfd for each descendant of Hermes it has seen. */
+#define GUARD_HELD 256
+typedef struct guard_seen {
+	pid_t hermes;
+	pid_t pid[GUARD_HELD];
+	int fd[GUARD_HELD];
+	int n;
+} guard_seen_t;
+
+static bool guard_hold(pid_t pid, pid_t ppid, void *arg)
+{
+	guard_seen_t *g = arg;
+	bool parent_held = ppid == g->hermes;
+	for (int i = 0; i < g->n; i++) {
+		if (g->pid[i] == pid)
+			return false;
+		parent_held |= g->pid[i] == ppid;
+	}
+	if (!parent_held || g->n == GUARD_HELD || pid == getpid())
+		return false;
+	int fd = pidfd_of(pid);
+	if (fd < 0)
+		return false;
+	g->pid[g->n] = pid;
+	g->fd[g->n++] = fd;
+	return true;
+}
+
+/* A run taken over: a process that ends it if Hermes dies before it has ended: the program's
+ * group, the run's cgroup, and (without a cgroup) every descendant of Hermes it has seen, by pidfd,
+ * looked for every 200 ms (once Hermes is gone, its orphans can no longer be told by their parent).
+ * Forked from the thread that watches the run, whose death it follows. */
+static void start_guard(hermes_run_t *run)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid_t hermes = getpid();
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+		int keep = run->cg.dir;
+		if (keep > 0)
+			syscall(SYS_close_range, 0U, (unsigned)keep - 1, 0U);
+		syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U);
+		static guard_seen_t seen; /* (static: not on the stack of a thread's copy) */
+		sigset_t term;
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		struct timespec tick = {0, 200 * 1000 * 1000};
+		seen.hermes = hermes;
+		while (getppid() == hermes && sigtimedwait(&term, NULL, &tick) < 0)
+			for (int pass = 0; run->cg.dir < 0 && pass < 8; pass++)
+				if (each_child(-1, guard_hold, &seen) == 0)
+					break; /* (a pass finds the children of those the last one found) */
+		kill(-run->program, SIGKILL);
+		for (int i = 0; i < seen.n; i++)
+			syscall(SYS_pidfd_send_signal, seen.fd[i], SIGKILL, NULL, 0);
+		hermes_cgroup_kill(&run->cg, 2000);
+		if (run->cg.path)
+			rmdir(run->cg.path);
+		_exit(0);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0) {
+		run->guard = pid;
+		know(pid);
+	}
+}
+
+bool hermes_run_ended(hermes_run_t *run)
+{
+	read_reports(run);
+	if (!run->sup_gone)
+		run->sup_gone = exited(run->pidfd, run->pid);
+	if (!run->prog_gone && run->program > 0 && (run->prog_pidfd >= 0 || run->orphaned))
+		run->prog_gone = exited(run->prog_pidfd, run->program);
+	if (run->sup_gone) {
+		read_reports(run); /* all of them are in the pipe now */
+		if (run->have_status || run->exec_errno || run->program <= 0)
+			return true;
+		if (!run->orphaned) {
+			/* The supervisor died without a word: the program (and what it started) is
+			 * Hermes's now, as subreaper. */
+			run->orphaned = true;
+			start_guard(run);
+			if (!run->prog_gone)
+				run->prog_gone = exited(run->prog_pidfd, run->program);
+		}
+		return run->prog_gone;
+	}
+	if (run->prog_gone) {
+		/* The program ended and its supervisor has not said so: stopped, or stuck. */
+		int64_t now = now_ms();
+		if (run->stuck_since == 0)
+			run->stuck_since = now;
+		else if (now - run->stuck_since >= HERMES_RUN_STUCK_MS)
+			kill(run->pid, SIGKILL);
+	}
+	return false;
+}
+
+int hermes_run_pollfds(const hermes_run_t *run, int fds[2], int *every_ms)
+{
+	int n = 0;
+	*every_ms = -1;
+	if (!run->sup_gone && run->pidfd >= 0)
+		fds[n++] = run->pidfd;
+	if (!run->prog_gone && run->prog_pidfd >= 0)
+		fds[n++] = run->prog_pidfd;
+	if ((!run->sup_gone && run->pidfd < 0) || (run->orphaned && run->prog_pidfd < 0))
+		*every_ms = 10; /* no pidfd (old kernel): look now and then */
+	if (run->prog_gone && !run->sup_gone)
+		*every_ms = 50; /* waiting for the supervisor's report, or to kill it */
+	return n;
 }
 
 void hermes_run_stop(hermes_run_t *run, bool urgent)
 {
-	kill(run->pid, urgent ? SIGUSR1 : SIGTERM);
+	if (!exited(run->pidfd, run->pid)) {
+		kill(run->pid, SIGCONT); /* a supervisor the program stopped */
+		kill(run->pid, urgent ? SIGUSR1 : SIGTERM);
+		return;
+	}
+	/* Taken over: Hermes stops the run itself, without a grace. */
+	if (run->program > 0)
+		kill(-run->program, SIGKILL), kill(run->program, SIGKILL);
+	hermes_cgroup_kill(&run->cg, 0);
 }
 
-bool hermes_run_wait(const hermes_run_t *run, int cancelfd, int ms, bool *cancelled)
+bool hermes_run_wait(hermes_run_t *run, int cancelfd, int ms, bool *cancelled)
 {
-	pid_t pid = run->pid;
-	int pidfd = run->pidfd;
-	if (pidfd >= 0) {
-		struct pollfd pf[2] = {{.fd = pidfd, .events = POLLIN}, {.fd = cancelfd, .events = POLLIN}};
-		int r = poll(pf, cancelfd >= 0 ? 2 : 1, ms);
-		if (r > 0 && cancelfd >= 0 && (pf[1].revents & POLLIN) && cancelled)
-			*cancelled = true;
-		return r > 0 && (pf[0].revents & (POLLIN | POLLHUP));
-	}
-	/* No pidfd (old kernel): look every 10 ms without reaping. */
 	int64_t until = now_ms() + ms;
 	for (;;) {
-		siginfo_t si;
-		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+		if (hermes_run_ended(run))
 			return true;
-		int left = (int)(until - now_ms());
+		int64_t left = until - now_ms();
 		if (left <= 0)
 			return false;
-		struct pollfd pf = {.fd = cancelfd, .events = POLLIN};
-		if (poll(&pf, cancelfd >= 0 ? 1 : 0, left < 10 ? left : 10) > 0 && cancelled) {
-			*cancelled = true;
-			return false;
+		struct pollfd pf[3];
+		int fds[2], every;
+		int n = hermes_run_pollfds(run, fds, &every);
+		for (int i = 0; i < n; i++)
+			pf[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+		int c = -1;
+		if (cancelfd >= 0)
+			pf[c = n++] = (struct pollfd){.fd = cancelfd, .events = POLLIN};
+		int timeout = every >= 0 && every < left ? every : (int)left;
+		if (poll(pf, (nfds_t)n, timeout) > 0 && c >= 0 && (pf[c].revents & POLLIN)) {
+			if (cancelled)
+				*cancelled = true;
+			return hermes_run_ended(run);
 		}
 	}
 }
 
 int hermes_run_finish(hermes_run_t *run, int *status)
 {
+	if (run->guard > 0) {
+		kill(run->guard, SIGKILL);
+		while (waitpid(run->guard, NULL, 0) < 0 && errno == EINTR)
+			;
+		forget(run->guard);
+	}
 	int st;
 	while (waitpid(run->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	forget(run->pid);
 	if (run->pidfd >= 0)
 		close(run->pidfd);
-	int exec_errno = run->fork_errno;
-	*status = 0;
-	char rec[1 + sizeof(int)];
-	size_t have = 0;
-	for (;;) {
-		ssize_t r = read(run->report, rec + have, sizeof rec - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		have += (size_t)r;
-		if (have < sizeof rec)
-			continue;
-		int v;
-		memcpy(&v, rec + 1, sizeof v);
-		if (rec[0] == 'E')
-			exec_errno = v;
-		else if (rec[0] == 'L')
-			exec_errno = HERMES_RUN_ESANDBOX;
-		else if (rec[0] == 'S')
-			*status = v;
-		have = 0;
-	}
+	read_reports(run);
 	close(run->report);
+	*status = run->status;
+	if (!run->have_status && !run->exec_errno && !run->fork_errno && run->program > 0) {
+		/* Taken over: the program is Hermes's child (a zombie if it ended; else it was to be
+		 * stopped), and its own status is the one to report. */
+		kill(-run->program, SIGKILL);
+		kill(run->program, SIGKILL);
+		pid_t w;
+		while ((w = waitpid(run->program, &st, 0)) < 0 && errno == EINTR)
+			;
+		*status = w == run->program ? st : SIGKILL; /* (a wait status: killed) if none is had */
+		run->orphaned = true;
+	}
+	if (run->cg.dir >= 0) {
+		int pids[256];
+		int n = hermes_cgroup_pids(&run->cg, pids, 256);
+		hermes_cgroup_kill(&run->cg, 2000);
+		for (int i = 0; i < n; i++) /* those reparented to Hermes are its to reap */
+			while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+				;
+	}
+	forget(run->program);
+	if (run->orphaned)
+		while (each_child(getpid(), end_escapee, NULL) > 0)
+			; /* what escaped is Hermes's child now; one killed may have started another */
+	hermes_cgroup_remove(&run->cg);
+	if (run->prog_pidfd >= 0)
+		close(run->prog_pidfd);
+	int exec_errno = run->exec_errno ? run->exec_errno : run->fork_errno;
 	return exec_errno ? -exec_errno : 0;
 }

@@ -292,14 +292,6 @@ static void drain(hermes_started_prog_t *p, int *fd, int stream)
 	}
 }
 
-static bool supervisor_gone(const hermes_run_t *run)
-{
-	siginfo_t si;
-	memset(&si, 0, sizeof si);
-	return waitid(P_PID, (id_t)run->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-	       si.si_pid == run->pid;
-}
-
 static void *reader(void *arg)
 {
 	hermes_started_prog_t *p = arg;
@@ -322,16 +314,20 @@ static void *reader(void *arg)
 
 	int64_t deadline = p->timeout_seconds > 0
 	                   ? hermes_started_now_ms() + (int64_t)p->timeout_seconds * 1000 : -1;
-	int64_t drain_until = -1; /* once the supervisor is gone: the output's last moment */
+	int64_t drain_until = -1; /* once the run has ended: the output's last moment */
 	for (;;) {
-		struct pollfd pf[3];
-		int n = 0, io = -1, ie = -1, is = -1;
+		struct pollfd pf[4];
+		int n = 0, io = -1, ie = -1, every = -1;
 		if (p->out_r >= 0)
 			pf[io = n++] = (struct pollfd){.fd = p->out_r, .events = POLLIN};
 		if (p->err_r >= 0)
 			pf[ie = n++] = (struct pollfd){.fd = p->err_r, .events = POLLIN};
-		if (drain_until < 0 && run.pidfd >= 0)
-			pf[is = n++] = (struct pollfd){.fd = run.pidfd, .events = POLLIN};
+		if (drain_until < 0) {
+			int fds[2];
+			int k = hermes_run_pollfds(&run, fds, &every);
+			for (int i = 0; i < k; i++)
+				pf[n++] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+		}
 		int64_t now = hermes_started_now_ms(), wake = -1;
 		if (drain_until >= 0) {
 			/* everything of the program has ended; a descendant of a descendant that held
@@ -339,8 +335,8 @@ static void *reader(void *arg)
 			if (n == 0 || now >= drain_until)
 				break;
 			wake = drain_until;
-		} else if (run.pidfd < 0) {
-			wake = now + 50; /* no pidfd (old kernel): look every 50 ms */
+		} else if (every >= 0) {
+			wake = now + every; /* no pidfd (old kernel), or a supervisor to wait for */
 		}
 		if (deadline >= 0 && drain_until < 0 && (wake < 0 || deadline < wake))
 			wake = deadline;
@@ -351,7 +347,7 @@ static void *reader(void *arg)
 			drain(p, &p->out_r, 0);
 		if (ie >= 0 && pf[ie].revents)
 			drain(p, &p->err_r, 1);
-		if (drain_until < 0 && ((is >= 0 && pf[is].revents) || (run.pidfd < 0 && supervisor_gone(&run))))
+		if (drain_until < 0 && hermes_run_ended(&run))
 			drain_until = hermes_started_now_ms() + 1000;
 		if (deadline >= 0 && drain_until < 0 && hermes_started_now_ms() >= deadline) {
 			pthread_mutex_lock(&t->lock);
