@@ -10,6 +10,7 @@
 MCP_CLIENT_DIR=${MCP_CLIENT_DIR:-$mcp_cache/hermes-mcp-client}
 export MCP_CLIENT_DIR
 mcp_need_http
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed (it picks the port and waits for nginx)"; exit 77; }
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 if [ ! -x "$nginx" ]; then
 	echo "SKIP: nginx is not installed (apt-get install nginx-light)"
