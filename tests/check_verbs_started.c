@@ -275,6 +275,75 @@ static void python_repl(void)
 	free(id);
 }
 
+/* proc.write of text (any length) to id. */
+static cJSON *write_long(const char *id, const char *text, bool close)
+{
+	cJSON *a = vt_args("id", id, "text", text, NULL);
+	cJSON_AddBoolToObject(a, "closeStdin", close);
+	return vt_call("proc.write", a);
+}
+
+/* The bytes a program got, once it ended: the size of its file. */
+static long long got_size(const char *id, const char *rel)
+{
+	cJSON *r;
+	double until = now() + 20;
+	do
+		r = output(id, "\"waitSeconds\":2");
+	while (vt_bool(r, "running") && now() < until);
+	ck_assert(!vt_bool(r, "running"));
+	size_t len = 0;
+	char *data = vt_get(rel, &len);
+	ck_assert_ptr_nonnull(data);
+	free(data);
+	return (long long)len;
+}
+
+START_TEST(tty_write_counts_what_the_program_reads)
+{
+	/* canonical mode: the terminal keeps 4095 bytes of an unended line and drops the rest, so a
+	 * write that would make a longer line is refused whole, counting earlier unended bytes */
+	char *big = malloc(200001);
+	memset(big, 'x', 200000);
+	big[200000] = '\0';
+	char *id = started_id(start_sh("stty -echo; echo ready; cat > got",
+	                               "\"tty\":true,\"waitFor\":\"ready\",\"waitSeconds\":20"));
+	ck_assert(vt_bool(vt.last, "matched"));
+	long long sent = 0;
+	vt_err(write_long(id, big, false), "InvalidArgument", "4095 bytes of a line");
+	ck_assert_int_eq(vt_int(vt.last, "bytesWritten"), 0);
+	big[3000] = '\0';
+	vt_ok(write_long(id, big, false));
+	sent += vt_int(vt.last, "bytesWritten");
+	ck_assert_int_eq(sent, 3000);
+	big[3000] = 'x';
+	big[1200] = '\0';
+	vt_err(write_long(id, big, false), "InvalidArgument", "canonical");
+	ck_assert_int_eq(vt_int(vt.last, "bytesWritten"), 0);
+	big[1200] = 'x';
+	big[1000] = '\n';
+	big[1001] = '\0';
+	vt_ok(write_long(id, big, false)); /* ends the line: 4000 bytes */
+	sent += vt_int(vt.last, "bytesWritten");
+	big[1000] = big[1001] = 'x';
+	vt_ok(write_long(id, "", true));
+	ck_assert_int_eq(got_size(id, "ws/got"), sent);
+	ck_assert_int_eq(sent, 4001);
+	vt_ok(stop(id, NULL));
+	free(id);
+	/* raw mode: no line limit, and all of it is read */
+	id = started_id(start_sh("stty raw -echo; echo ready; head -c 200000 > got2",
+	                         "\"tty\":true,\"waitFor\":\"ready\",\"waitSeconds\":20"));
+	vt_ok(write_long(id, big, false));
+	ck_assert_int_eq(vt_int(vt.last, "bytesWritten"), 200000);
+	ck_assert_int_eq(got_size(id, "ws/got2"), 200000);
+	vt_ok(stop(id, NULL));
+	free(id);
+	free(big);
+	vt_reopen(NULL);
+}
+END_TEST
+
 START_TEST(tty_repl)
 {
 	python_repl();
@@ -502,6 +571,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, default_limit_is_16);
 	tcase_add_test(tc, programs_end_with_the_executor);
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, tty_write_counts_what_the_program_reads);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -54,6 +54,7 @@ struct hermes_started_prog {
 	pthread_mutex_t write_lock;       /* guards what follows */
 	int in_w;                         /* our end of its input (with tty: the terminal) */
 	bool stdin_closed;
+	size_t tty_line;                  /* with tty: bytes of the line typed and not ended yet */
 };
 
 struct hermes_started {
@@ -635,6 +636,33 @@ int hermes_started_list(hermes_started_t *t, hermes_started_info_t **out, size_t
 	return 0;
 }
 
+/* A terminal in canonical mode keeps at most HERMES_STARTED_TTY_LINE_MAX bytes of a line that
+ * has not ended and silently drops the rest (Linux's n_tty), so a write that would make a longer
+ * line is refused whole: what is counted written is what the program can read. Returns the
+ * length the unfinished line would have after text, or SIZE_MAX if some line is too long. */
+static size_t tty_line_after(const hermes_started_prog_t *p, const char *text, size_t len)
+{
+	struct termios tio;
+	memset(&tio, 0, sizeof tio);
+	bool canonical = tcgetattr(p->in_w, &tio) == 0 && (tio.c_lflag & ICANON);
+	size_t line = p->tty_line;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		/* what ends the line: newline, return (with ICRNL), the end-of-file and end-of-line
+		 * characters, and (with ISIG) the signals that flush it */
+		bool ends = c == '\n' || (c == '\r' && (tio.c_iflag & ICRNL) && !(tio.c_iflag & IGNCR));
+		if (canonical && c != '\0')
+			ends |= c == (char)tio.c_cc[VEOF] || c == (char)tio.c_cc[VEOL] ||
+			        c == (char)tio.c_cc[VEOL2] || ((tio.c_lflag & ISIG) &&
+			        (c == (char)tio.c_cc[VINTR] || c == (char)tio.c_cc[VQUIT]));
+		if (ends)
+			line = 0;
+		else if (++line > HERMES_STARTED_TTY_LINE_MAX && canonical)
+			return SIZE_MAX;
+	}
+	return canonical ? line : 0;
+}
+
 int hermes_started_write(hermes_started_prog_t *p, const char *text, size_t len, bool close_stdin,
                          size_t *written)
 {
@@ -648,6 +676,8 @@ int hermes_started_write(hermes_started_prog_t *p, const char *text, size_t len,
 		rc = -EBADF;
 	} else if (ended || p->in_w < 0) {
 		rc = -EPIPE;
+	} else if (p->tty && tty_line_after(p, text, len) == SIZE_MAX) {
+		rc = -EMSGSIZE;
 	} else {
 		/* A reader gone raises SIGPIPE: blocked in this thread, and taken back if it was ours. */
 		sigset_t pipe_set, old, pending;
@@ -657,6 +687,8 @@ int hermes_started_write(hermes_started_prog_t *p, const char *text, size_t len,
 		sigpending(&pending);
 		bool was_pending = sigismember(&pending, SIGPIPE);
 		rc = hermes_write_all_timed(p->in_w, text, len, HERMES_STARTED_WRITE_MS, written);
+		if (p->tty)
+			p->tty_line = tty_line_after(p, text, *written);
 		if (rc == 0 && close_stdin && p->tty) {
 			size_t one = 0;
 			/* VEOF: end of input at a line's start */

@@ -101,7 +101,10 @@ size_t hermes_started_peek(hermes_started_prog_t *p, int64_t from, char *buf, si
 
 /* Writes text to the program's standard input, then closes it if close_stdin (with tty: sends
  * Ctrl-D). 0; -EBADF if an earlier call closed it; -EPIPE if the program no longer reads it;
- * -ETIMEDOUT if it read nothing for HERMES_STARTED_WRITE_MS (*written says how much went). */
+ * -ETIMEDOUT if it read nothing for HERMES_STARTED_WRITE_MS (*written says how much went);
+ * -EMSGSIZE (nothing written) if, with a terminal in canonical mode, a line (with what earlier
+ * writes left unended) would pass HERMES_STARTED_TTY_LINE_MAX bytes, which the terminal drops. */
+#define HERMES_STARTED_TTY_LINE_MAX 4095
 int hermes_started_write(hermes_started_prog_t *p, const char *text, size_t len, bool close_stdin,
                          size_t *written);
 

@@ -379,6 +379,13 @@ void hermes_verb_proc_write(const hermes_call_t *call, const void *args_, void *
 	else if (rc == -EPIPE)
 		hermes_result_fail(result, HERMES_E_IO_ERROR, "cannot write to '%s': it no longer reads its "
 		                   "standard input (it closed it, or it ended)", args->id);
+	else if (rc == -EMSGSIZE)
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot write to '%s': its terminal "
+		                   "reads whole lines (canonical mode) and keeps at most %d bytes of a line "
+		                   "that has not ended, dropping the rest; end lines with \"\\n\" (this text "
+		                   "would make one longer, with what earlier writes left unended), or have "
+		                   "the program put its terminal in raw mode; nothing was written", args->id,
+		                   HERMES_STARTED_TTY_LINE_MAX);
 	else if (rc == -ETIMEDOUT)
 		hermes_result_fail(result, HERMES_E_TIMEOUT, "cannot write to '%s': it read none of its input "
 		                   "for %d s; %zu of %zu bytes were written", args->id,
