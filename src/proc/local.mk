@@ -1,5 +1,6 @@
 # src/proc: the process mechanisms the verb handlers stand on: running a program under a
-# supervisor that lets nothing of it outlive its run, in the Landlock sandbox (spawn.h); which
+# supervisor that lets nothing of it outlive its run, in the Landlock sandbox (spawn.h), with a
+# cgroup v2 per run where the machine allows (cgroup.h); which
 # program a request names and its environment (program.h); the bounded output files of a run
 # in .hermes/runs (runfiles.h); the table of programs that keep running, proc.start's
 # (started.h); the latest line of a program's output, for progress messages (lastline.h).
