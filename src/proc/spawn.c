@@ -345,11 +345,12 @@ static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t *known;
 static size_t known_count, known_size;
 
-static void know(pid_t pid)
+/* Adds pid; known_lock held. (A fork of a run's process holds the lock from before the fork to
+ * here, so that a sweep never sees a fresh child of Hermes that is not known yet.) */
+static void know_locked(pid_t pid)
 {
 	if (pid <= 0)
 		return;
-	pthread_mutex_lock(&known_lock);
 	if (known_count == known_size) {
 		size_t size = known_size ? known_size * 2 : 16;
 		pid_t *more = realloc(known, size * sizeof *more);
@@ -360,6 +361,12 @@ static void know(pid_t pid)
 	}
 	if (known_count < known_size)
 		known[known_count++] = pid;
+}
+
+static void know(pid_t pid)
+{
+	pthread_mutex_lock(&known_lock);
+	know_locked(pid);
 	pthread_mutex_unlock(&known_lock);
 }
 
@@ -433,6 +440,7 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid_t hermes = getpid();
+	pthread_mutex_lock(&known_lock);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(rep[0]);
@@ -440,6 +448,8 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 		_exit(0);
 	}
 	int err = errno;
+	know_locked(pid);
+	pthread_mutex_unlock(&known_lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(rep[1]);
 	if (pid < 0) {
@@ -447,7 +457,6 @@ int hermes_run_start(const hermes_spawn_t *spec, hermes_run_t *run)
 		hermes_cgroup_remove(&run->cg);
 		return -err;
 	}
-	know(pid);
 	run->pid = pid;
 	run->report = rep[0];
 	/* The first record: the program's pid, or why it could not be forked (or nothing: Hermes's
@@ -552,6 +561,7 @@ static void start_guard(hermes_run_t *run)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid_t hermes = getpid();
+	pthread_mutex_lock(&known_lock);
 	pid_t pid = fork();
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
@@ -577,11 +587,12 @@ static void start_guard(hermes_run_t *run)
 			rmdir(run->cg.path);
 		_exit(0);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid > 0) {
 		run->guard = pid;
-		know(pid);
+		know_locked(pid);
 	}
+	pthread_mutex_unlock(&known_lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 bool hermes_run_ended(hermes_run_t *run)
@@ -678,9 +689,11 @@ int hermes_run_finish(hermes_run_t *run, int *status)
 			;
 		forget(run->guard);
 	}
-	int st;
+	int st = 0;
 	while (waitpid(run->pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (WIFSIGNALED(st))
+		run->orphaned = true; /* killed, perhaps after its report: what it had not ended is ours */
 	forget(run->pid);
 	if (run->pidfd >= 0)
 		close(run->pidfd);
