@@ -306,6 +306,39 @@ START_TEST(run_leaves_no_descendant)
 }
 END_TEST
 
+/* A program that kills (or stops) its supervisor: the run reports its own exit code, and nothing
+ * of it survives, with a cgroup per run where this machine allows one and without. */
+START_TEST(run_survives_a_killed_supervisor)
+{
+	for (int mode = 0; mode < 2; mode++) {
+		if (mode == 1)
+			setenv("HERMES_PROC_CGROUP", "off", 1);
+		cJSON *r = run("sh", 20, "-c", "setsid sleep 30 & echo $! > a.pid; sleep 30 & echo $! > b.pid; "
+		               "kill -9 $PPID; sleep 0.3; exit 3", NULL);
+		vt_ok(r);
+		ck_assert_int_eq(vt_int(r, "exitCode"), 3);
+		ck_assert_msg(!pid_file_alive("ws/a.pid"), "a setsid child outlived its run (mode %d)", mode);
+		ck_assert_msg(!pid_file_alive("ws/b.pid"), "a child outlived its run (mode %d)", mode);
+		r = run("sh", 20, "-c", "sleep 30 & echo $! > c.pid; kill -STOP $PPID; sleep 0.2; exit 4", NULL);
+		vt_ok(r);
+		ck_assert_int_eq(vt_int(r, "exitCode"), 4);
+		ck_assert_msg(!pid_file_alive("ws/c.pid"), "a child outlived a stopped supervisor (mode %d)", mode);
+		/* and at a timeout: Hermes stops what it took over */
+		double t0 = now();
+		r = run("sh", 1, "-c", "setsid sleep 30 & echo $! > d.pid; kill -9 $PPID; exec sleep 30", NULL);
+		vt_err(r, "Timeout", NULL);
+		ck_assert_msg(now() - t0 < 5, "took %.2f s", now() - t0);
+		ck_assert_msg(!pid_file_alive("ws/d.pid"), "a setsid child outlived its timeout (mode %d)", mode);
+		for (const char *f = "abcd"; *f; f++) {
+			char rel[16];
+			snprintf(rel, sizeof rel, "ws/%c.pid", *f);
+			unlink(vt_path(rel));
+		}
+	}
+	unsetenv("HERMES_PROC_CGROUP");
+}
+END_TEST
+
 START_TEST(run_executes_the_checked_file)
 {
 	/* A script is run through its descriptor too (its interpreter reads /dev/fd/N). */
@@ -683,6 +716,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, run_timeout_sigkill_after_grace);
 	tcase_add_test(tc, run_default_timeout);
 	tcase_add_test(tc, run_leaves_no_descendant);
+	tcase_add_test(tc, run_survives_a_killed_supervisor);
 	tcase_add_test(tc, run_cwd_env_stdin);
 	tcase_add_test(tc, run_executes_the_checked_file);
 	tcase_add_test(tc, run_output_limit);
