@@ -7,7 +7,13 @@
  *
  * Thread safety: any number of threads may call hermes_execute() on an executor at once. Its
  * settings are fixed at hermes_executor_new(); the only state it changes is its table of programs
- * started by proc.start (locked inside), which hermes_executor_free() stops. */
+ * started by proc.start (locked inside), which hermes_executor_free() stops.
+ *
+ * Processes: the first proc.run or proc.start makes the calling process a child subreaper
+ * (PR_SET_CHILD_SUBREAPER), so that a program that kills its supervisor is reparented to it and
+ * can be ended; when that happens, the children of the process that are no run's are taken for
+ * the program's escapees and killed once it ends (doc/DESIGN.md, "Processes"). A host that forks
+ * children of its own and runs untrusted programs should run Hermes in a process of its own. */
 #ifndef HERMES_HERMES_H
 #define HERMES_HERMES_H
 
