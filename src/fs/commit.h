@@ -113,6 +113,7 @@ int hermes_commit_recover(const hermes_ws_t *ws, hermes_error_t *err);
  * variable HERMES_TEST_COMMIT_CRASH_AT=N (N >= 1) is set, a commit calls _exit(137) at its N-th
  * step, steps counted across the commits of the process: each temporary written, the journal
  * written, each rename or unlink of a target, the journal removed. A test thereby stops a commit
- * at any point as kill -9 would. Read once per process; never set it outside tests. */
+ * at any point as kill -9 would. Read at every step, counted per process (a forked child starts
+ * at 0); never set it outside tests. */
 
 #endif

@@ -28,9 +28,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Takes the exclusive lock of fd, polling (so that a cancel is seen, and a writer that never lets
- * go cannot hold a worker forever): a short nap first, longer ones while it stays taken. */
-static int lock_fd(int fd, const hermes_cancel_t *cancel)
+/* Polling (so that a cancel is seen, and a writer that never lets go cannot hold a worker
+ * forever): a short nap first, longer ones while it stays taken. */
+int hermes_file_lock_fd(int fd, const hermes_cancel_t *cancel)
 {
 	int64_t deadline = -1;
 	long wait_us = 50;
@@ -72,7 +72,7 @@ int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel,
 			*fd = f;
 			return 0;
 		}
-		int rc = lock_fd(f, cancel);
+		int rc = hermes_file_lock_fd(f, cancel);
 		if (rc) {
 			close(f);
 			return rc;

@@ -35,6 +35,10 @@
 int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel, int *fd,
                      struct stat *st);
 
+/* Takes the exclusive flock of fd (any open file: a file or a directory) as hermes_file_lock()
+ * does, without looking at names. 0, -errno, HERMES_WS_ELOCKED or HERMES_WS_ECANCELLED. */
+int hermes_file_lock_fd(int fd, const hermes_cancel_t *cancel);
+
 /* Does name in dirfd still name the file st described, unchanged (inode, size, modification
  * time)? */
 bool hermes_file_unchanged(int dirfd, const char *name, const struct stat *st);
