@@ -97,7 +97,8 @@ static int plan_compute(void *ctx, hermes_commit_file_t *f, size_t n, hermes_err
 			size_t old = p->append && f[i].exists ? f[i].old_len : 0, add = strlen(p->data[i]);
 			f[i].new_data = malloc(old + add + 1);
 			ck_assert_ptr_nonnull(f[i].new_data);
-			memcpy(f[i].new_data, f[i].old_data, old);
+			if (old)
+				memcpy(f[i].new_data, f[i].old_data, old);
 			memcpy(f[i].new_data + old, p->data[i], add);
 			f[i].new_len = old + add;
 		}
