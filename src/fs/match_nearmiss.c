@@ -74,23 +74,32 @@ static void describe(hermes_buf_t *b, size_t no, const char *fl, size_t fn, cons
 	hermes_match_indent(p, pn, 4, &pr);
 	if (hermes_match_line(fl, fn, p, HERMES_TOL_TRAILING, 4, &d, &have)) {
 		hermes_buf_printf(b, "line %zu %s trailing whitespace", no,
-		                  fn > pn ? "has" : "lacks the patch's");
+		                  fn > pn ? "has" : "lacks the request's");
 		return;
 	}
 	if (fn - fr == pn - pr && memcmp(fl + fr, p + pr, fn - fr) == 0) {
 		char fi[64], pi[64];
 		describe_indent(fl, fn, fi, sizeof fi);
 		describe_indent(p, pn, pi, sizeof pi);
-		hermes_buf_printf(b, "line %zu is indented with %s where the patch has %s", no, fi, pi);
+		hermes_buf_printf(b, "line %zu is indented with %s where the request has %s", no, fi, pi);
 		return;
 	}
-	/* the first differing character */
+	/* the first differing character, past the indentation (described too if it differs) */
+	bool indent_differs = fr != pr || memcmp(fl, p, fr) != 0;
 	size_t i = 0;
-	while (i < fn && i < pn && fl[i] == p[i])
+	while (fr + i < fn && pr + i < pn && fl[fr + i] == p[pr + i])
 		i++;
-	int fw = fn - i > 24 ? 24 : (int)(fn - i), pw = pn - i > 24 ? 24 : (int)(pn - i);
-	hermes_buf_printf(b, "line %zu differs at column %zu: the file has '%.*s' where the patch "
-	                  "has '%.*s'", no, i + 1, fw, fl + i, pw, p + i);
+	size_t back = i > 8 ? 8 : i; /* a little of what came before, to find it by */
+	size_t fs = fr + i - back, ps = pr + i - back;
+	int fw = fn - fs > 40 ? 40 : (int)(fn - fs), pw = pn - ps > 40 ? 40 : (int)(pn - ps);
+	hermes_buf_printf(b, "line %zu differs at column %zu: the file has '%.*s' where the request "
+	                  "has '%.*s'", no, fr + i + 1, fw, fl + fs, pw, p + ps);
+	if (indent_differs) {
+		char fi[64], pi[64];
+		describe_indent(fl, fn, fi, sizeof fi);
+		describe_indent(p, pn, pi, sizeof pi);
+		hermes_buf_printf(b, " (and is indented with %s where the request has %s)", fi, pi);
+	}
 }
 
 void hermes_match_near_miss(const hermes_lines_index_t *x, const hermes_match_query_t *q,
@@ -126,7 +135,7 @@ void hermes_match_near_miss(const hermes_lines_index_t *x, const hermes_match_qu
 		size_t shown = 0;
 		for (size_t k = 0; k < q->count && shown < 3; k++) {
 			if (best + k >= x->count) {
-				hermes_buf_printf(&b, "; the file ends before the patch's line '%.40s'",
+				hermes_buf_printf(&b, "; the file ends before the request's line '%.40s'",
 				                  q->lines[k]);
 				break;
 			}

@@ -88,7 +88,11 @@ static int place_all(const hermes_lines_index_t *x, const hermes_patch_hunk_t *h
 	for (size_t k = 0; k < n; k++) {
 		const hermes_patch_hunk_t *h = &hunks[k];
 		char what[512];
-		snprintf(what, sizeof what, "in '%s', hunk %zu (patch line %d)", path, k + 1, h->line);
+		if (h->line > 0)
+			snprintf(what, sizeof what, "in '%s', hunk %zu (patch line %d)", path, k + 1,
+			         h->line);
+		else /* fs.editFile's oldText */
+			snprintf(what, sizeof what, "oldText");
 		bool anchored = false;
 		if (h->anchor) {
 			long a = hermes_match_anchor(x, from, h->anchor);
