@@ -63,6 +63,12 @@ tests_check_verbs_crash_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_crash_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_crash
 
+check_PROGRAMS += tests/check_fs_patch
+tests_check_fs_patch_SOURCES = tests/check_fs_patch.c $(verbs_check_sources)
+tests_check_fs_patch_CFLAGS = $(tests_check_cflags)
+tests_check_fs_patch_LDADD = $(tests_check_libs)
+TESTS += tests/check_fs_patch
+
 # The same suites through the descriptor walk, and the verbs end to end through hermes exec.
 TESTS += tests/verbs_walk.sh
 

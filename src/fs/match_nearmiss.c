@@ -64,6 +64,13 @@ static void describe_indent(const char *s, size_t n, char *out, size_t size)
 		         spaces == 1 ? "" : "s");
 }
 
+static size_t rtrim_len(const char *s, size_t n)
+{
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		n--;
+	return n;
+}
+
 /* How file line fl (number no) differs from patch line p, appended to b. */
 static void describe(hermes_buf_t *b, size_t no, const char *fl, size_t fn, const char *p)
 {
@@ -77,11 +84,13 @@ static void describe(hermes_buf_t *b, size_t no, const char *fl, size_t fn, cons
 		                  fn > pn ? "has" : "lacks the request's");
 		return;
 	}
-	if (fn - fr == pn - pr && memcmp(fl + fr, p + pr, fn - fr) == 0) {
+	size_t ft = rtrim_len(fl, fn), pt = rtrim_len(p, pn);
+	if (ft >= fr && pt >= pr && ft - fr == pt - pr && memcmp(fl + fr, p + pr, ft - fr) == 0) {
 		char fi[64], pi[64];
 		describe_indent(fl, fn, fi, sizeof fi);
 		describe_indent(p, pn, pi, sizeof pi);
-		hermes_buf_printf(b, "line %zu is indented with %s where the request has %s", no, fi, pi);
+		hermes_buf_printf(b, "line %zu is indented with %s where the request has %s%s", no, fi,
+		                  pi, ft != fn || pt != pn ? ", and trailing whitespace differs" : "");
 		return;
 	}
 	/* the first differing character, past the indentation (described too if it differs) */
