@@ -30,6 +30,7 @@ SERVER_PY_TESTS = \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
 	tests/edit_races.py \
+	tests/fs_patch.py \
 	tests/proc_start.py \
 	tests/mcp_modern.py \
 	tests/mcp_http.py
