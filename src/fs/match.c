@@ -90,6 +90,8 @@ long hermes_match_indent(const char *s, size_t n, int tw, size_t *rest)
 {
 	long col = 0;
 	size_t i = 0;
+	if (tw <= 0)
+		tw = 8;
 	for (; i < n && (s[i] == ' ' || s[i] == '\t'); i++)
 		col = s[i] == '\t' ? (col / tw + 1) * tw : col + 1;
 	*rest = i;

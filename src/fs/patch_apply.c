@@ -61,9 +61,9 @@ static long *keep_map(const hermes_patch_hunk_t *h)
 /* An added line, re-indented by the match's shift in the file's style when the match needed it. */
 static void put_added(hermes_buf_t *b, const char *s, const hermes_match_t *m)
 {
-	size_t n = strlen(s), rest;
-	long col = hermes_match_indent(s, n, m->tab_width, &rest);
-	if (!(m->tol & HERMES_TOL_INDENT) || rest == n) {
+	size_t n = strlen(s), rest = n;
+	long col = m->tol & HERMES_TOL_INDENT ? hermes_match_indent(s, n, m->tab_width, &rest) : 0;
+	if (rest == n) { /* no shift to make, or a blank line: as given */
 		hermes_buf_append(b, s, n);
 		return;
 	}
