@@ -144,8 +144,9 @@ void hermes_match_near_miss(const hermes_lines_index_t *x, const hermes_match_qu
 		size_t shown = 0;
 		for (size_t k = 0; k < q->count && shown < 3; k++) {
 			if (best + k >= x->count) {
-				hermes_buf_printf(&b, "; the file ends before the request's line '%.40s'",
-				                  q->lines[k]);
+				hermes_buf_printf(&b, "%sthe file ends before the request's line '%.40s'",
+				                  shown ? "; " : ": ", q->lines[k]);
+				shown++;
 				break;
 			}
 			const char *fl = x->text + x->start[best + k];
