@@ -105,6 +105,13 @@ START_TEST(parses_apply_patch)
 	ck_assert(p.files[2].hunks[1].at_eof);
 	ck_assert_int_eq(p.files[2].hunks[1].line, 13); /* the heredoc line counts */
 	hermes_patch_free(&p);
+	/* an empty line that ends a chunk separates; one inside it is an empty context line */
+	p = parse_ok("*** Begin Patch\n*** Update File: a\n@@\n-x\n\n+y\n\n\n*** End Patch\n",
+	             HERMES_PATCH_APPLY_PATCH);
+	ck_assert_uint_eq(p.files[0].hunks[0].old_count, 2);
+	ck_assert_uint_eq(p.files[0].hunks[0].new_count, 2);
+	ck_assert_str_eq(p.files[0].hunks[0].new_lines[1], "y");
+	hermes_patch_free(&p);
 	parse_fails("*** Begin Patch\n*** Update File: a\n-x\n", "without '*** End Patch'");
 	parse_fails("*** Begin Patch\n*** Update File: a\n-x\nbogus\n*** End Patch\n", "line 4");
 	parse_fails("*** Begin Patch\n*** Frobnicate: a\n*** End Patch\n", "line 2");
@@ -352,6 +359,17 @@ START_TEST(apply_patch_all_or_nothing)
 	         vt_str(r, "version"));
 	vt_ok(patch_call("a.txt\n<<<<<<< SEARCH\nalpha\n=======\nA\n>>>>>>> REPLACE\n", ev));
 	file_is("ws/a.txt", "A\n");
+	/* a pure rename moves any content as it is, text or not */
+	vt_put_bytes("ws/bin.dat", "\x00\xff\x01", 3);
+	vt_ok(patch_call("diff --git a/bin.dat b/sub/bin2.dat\nsimilarity index 100%\n"
+	                 "rename from bin.dat\nrename to sub/bin2.dat\n", NULL));
+	size_t blen;
+	char *bin = vt_get("ws/sub/bin2.dat", &blen);
+	ck_assert_ptr_nonnull(bin);
+	ck_assert_uint_eq(blen, 3);
+	ck_assert_int_eq(memcmp(bin, "\x00\xff\x01", 3), 0);
+	free(bin);
+	ck_assert(!vt_exists("ws/bin.dat"));
 	/* an empty SEARCH creates a missing file */
 	vt_ok(patch_call("new.txt\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE\n", NULL));
 	file_is("ws/new.txt", "hello\n");

@@ -7,7 +7,8 @@
  *                           optionally "*** End of File"
  *   *** End Patch
  * Markers are recognised with blanks around them, as Codex does; a heredoc or Markdown fence
- * around the envelope is ignored; an empty line inside a chunk is an empty context line. */
+ * around the envelope is ignored; an empty line inside a chunk is an empty context line (but
+ * empty lines that end a chunk only separate it from what follows). */
 #include <config.h>
 
 #include <stdio.h>
@@ -120,6 +121,7 @@ static int parse_update(const hermes_patch_src_t *src, size_t *i, size_t end,
                         hermes_patch_file_t *f, char *err, size_t errsize)
 {
 	hermes_patch_hunk_t *h = NULL;
+	size_t blanks = 0; /* empty lines not yet known to be context */
 	for (; *i < end; (*i)++) {
 		const char *s = src->text + src->starts[*i];
 		size_t l = src->lens[*i];
@@ -134,11 +136,13 @@ static int parse_update(const hermes_patch_src_t *src, size_t *i, size_t end,
 			}
 			h->at_eof = true;
 			h = NULL; /* what follows starts a new chunk */
+			blanks = 0;
 			continue;
 		}
 		if (tn >= 4 && memcmp(t, "*** ", 4) == 0)
 			break;
 		if (l >= 2 && s[0] == '@' && s[1] == '@') {
+			blanks = 0;
 			if (!(h = hermes_patch_add_hunk(f)))
 				return oom(err, errsize);
 			h->line = (int)*i + 1;
@@ -152,8 +156,13 @@ static int parse_update(const hermes_patch_src_t *src, size_t *i, size_t end,
 				return oom(err, errsize);
 			continue;
 		}
-		if (l == 0 && !h)
-			continue; /* blank lines between chunks */
+		if (l == 0) {
+			/* an empty context line, unless only blank lines follow up to the next chunk or
+			 * marker: then they separate (models leave one before "*** End Patch") */
+			if (h)
+				blanks++;
+			continue;
+		}
 		if (l > 0 && s[0] != ' ' && s[0] != '-' && s[0] != '+') {
 			snprintf(err, errsize, "line %zu: in '*** Update File: %s' a line must start with "
 			         "' ' (context), '-' (removed), '+' (added) or '@@', or be a '*** ' marker; "
@@ -165,7 +174,12 @@ static int parse_update(const hermes_patch_src_t *src, size_t *i, size_t end,
 				return oom(err, errsize);
 			h->line = (int)*i + 1;
 		}
-		char kind = l ? s[0] : ' ';
+		for (; blanks; blanks--)
+			if (!hermes_patch_push_line(&h->old_lines, &h->old_count, strdup("")) ||
+			    !hermes_patch_push_line(&h->new_lines, &h->new_count, strdup("")))
+				return oom(err, errsize);
+		blanks = 0;
+		char kind = s[0];
 		if (kind != '+' && !hermes_patch_push_line(&h->old_lines, &h->old_count,
 		                                           hermes_patch_src_dup(src, *i, 1)))
 			return oom(err, errsize);

@@ -53,6 +53,15 @@ static int update_text(const ctx_t *c, const hermes_patch_file_t *f, const herme
 	char msg[4096];
 	const char *old = e->exists ? e->old_data : "";
 	size_t old_len = e->exists ? e->old_len : 0;
+	if (f->hunk_count == 0) { /* a pure move: any content, text or not, moves as it is */
+		if (!(*data = malloc(old_len + 1)))
+			return fail(err, HERMES_E_INTERNAL, "out of memory");
+		memcpy(*data, old, old_len);
+		(*data)[old_len] = '\0';
+		*len = old_len;
+		*tol = 0;
+		return 0;
+	}
 	if (e->exists) {
 		size_t bad;
 		if ((int64_t)old_len > c->call->config->max_read_bytes)
