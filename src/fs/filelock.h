@@ -39,6 +39,15 @@ int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel,
  * does, without looking at names. 0, -errno, HERMES_WS_ELOCKED or HERMES_WS_ECANCELLED. */
 int hermes_file_lock_fd(int fd, const hermes_cancel_t *cancel);
 
+/* The few microseconds in which a writer exchanges its new file with the one at a name and checks
+ * what came out (atomic.c, commit.c) are serialised per directory by a flock of the directory:
+ * two Hermes writers that locked different inodes of one name (a writer that takes no lock
+ * replaced the file between their locks) then cannot interleave their exchanges and swaps back.
+ * Nothing else locks a directory. Returns the descriptor to pass to hermes_dir_section_leave(),
+ * or -1 if the directory cannot be locked (the section then runs unserialised). */
+int hermes_dir_section_enter(int dirfd);
+void hermes_dir_section_leave(int fd);
+
 /* Does name in dirfd still name the file st described, unchanged (inode, size, modification
  * time)? */
 bool hermes_file_unchanged(int dirfd, const char *name, const struct stat *st);
