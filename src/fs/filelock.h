@@ -9,10 +9,10 @@
  * name is looked up again, and if it now names another inode the lock is dropped and taken on
  * that one. So a writer always reads the version the previous writer put in place.
  *
- * A program that writes without the lock (an editor) is caught by the check just before the
- * rename: if the name no longer names the inode that was read, with the same size and
- * modification time, the write is not committed (HERMES_WS_ECHANGED) and the verb starts over. The
- * only window left is between that check and the rename, a few microseconds. */
+ * A program that writes without the lock (an editor) is caught after the exchange that puts the
+ * new version in place (atomic.h): if what came out is not the inode that was read, with the same
+ * size and modification time, it is exchanged back, nothing is committed (HERMES_WS_ECHANGED) and
+ * the verb starts over. fs.deleteFile and fs.moveFile take the lock too. */
 #ifndef HERMES_FS_FILELOCK_H
 #define HERMES_FS_FILELOCK_H
 
