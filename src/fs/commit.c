@@ -36,7 +36,7 @@ typedef struct lock {
 	dev_t dev;
 	ino_t ino;
 	int fd;
-	bool dir;     /* the fd is a directory opened for the lock (ours to close) */
+	bool dir;     /* the fd is a name lock (journal.h) opened for the lock (ours to close) */
 	size_t entry; /* for a file: its entry */
 } lock_t;
 
@@ -155,11 +155,11 @@ static void unlock_all(entry_t *es, size_t n, lock_t *locks, size_t nl)
 	}
 }
 
-/* Opens every file (or, for one that does not exist, its directory) and locks them all in the
- * order of (device, inode). 0 with every entry's file still at its name, 1 if a name changed
+/* Opens every file (or, for one that does not exist, its name lock in .hermes/locks) and locks
+ * them all in the order of (device, inode). 0 with every entry's file still at its name, 1 if a name changed
  * while we waited (all unlocked: try again), or an error code (all unlocked). */
-static int lock_once(entry_t *es, size_t n, lock_t *locks, size_t *nlocks,
-                     const hermes_cancel_t *cancel, size_t *bad)
+static int lock_once(const hermes_ws_t *ws, bool dry, entry_t *es, size_t n, lock_t *locks,
+                     size_t *nlocks, const hermes_cancel_t *cancel, size_t *bad)
 {
 	size_t nl = 0;
 	int rc = 0;
@@ -177,16 +177,18 @@ static int lock_once(entry_t *es, size_t n, lock_t *locks, size_t *nlocks,
 				rc = S_ISDIR(e->st.st_mode) ? -EISDIR : -EINVAL;
 			else
 				locks[nl++] = (lock_t){e->st.st_dev, e->st.st_ino, e->fd, false, i};
+		} else if (errno == ENOENT && dry) {
+			continue; /* nothing to read, nothing will be written */
 		} else if (errno == ENOENT) {
-			int d = openat(e->loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int d = -1;
 			struct stat ds;
-			if (d < 0 || fstat(d, &ds) < 0) {
+			rc = hermes_journal_name_lock(ws, e->canon, &d);
+			if (rc == 0 && fstat(d, &ds) < 0)
 				rc = -errno;
-				if (d >= 0)
-					close(d);
-			} else {
+			if (rc == 0)
 				locks[nl++] = (lock_t){ds.st_dev, ds.st_ino, d, true, i};
-			}
+			else if (d >= 0)
+				close(d);
 		} else {
 			rc = -errno;
 		}
@@ -199,7 +201,7 @@ static int lock_once(entry_t *es, size_t n, lock_t *locks, size_t *nlocks,
 					*bad = locks[i].entry;
 					rc = -EEXIST; /* two names of one file (hard links) */
 				}
-				continue; /* one directory, locked once */
+				continue; /* one name lock, taken once */
 			}
 			*bad = locks[i].entry;
 			rc = hermes_file_lock_fd(locks[i].fd, cancel);
@@ -338,42 +340,48 @@ static int apply_one(entry_t *e)
 {
 	int dfd = e->loc.dirfd;
 	const char *name = e->loc.name;
+	int section = hermes_dir_section_enter(dfd); /* filelock.h */
+	int rc = 0;
 	if (e->f->op == HERMES_COMMIT_DELETE) {
 		/* Moved aside first, so that what is removed is known to be the file that was read. */
-		if (renameat(dfd, name, dfd, e->tmpname) < 0)
-			return errno == ENOENT ? 1 : -errno;
-		if (hermes_file_unchanged(dfd, e->tmpname, &e->st))
-			return unlinkat(dfd, e->tmpname, 0) < 0 ? -errno : 0;
-		if (renameat2(dfd, e->tmpname, dfd, name, RENAME_NOREPLACE) < 0)
-			unlinkat(dfd, e->tmpname, 0); /* a newer file took the name meanwhile */
-		return 1;
+		if (renameat(dfd, name, dfd, e->tmpname) < 0) {
+			rc = errno == ENOENT ? 1 : -errno;
+		} else if (hermes_file_unchanged(dfd, e->tmpname, &e->st)) {
+			rc = unlinkat(dfd, e->tmpname, 0) < 0 ? -errno : 0;
+		} else {
+			if (renameat2(dfd, e->tmpname, dfd, name, RENAME_NOREPLACE) < 0)
+				unlinkat(dfd, e->tmpname, 0); /* a newer file took the name meanwhile */
+			rc = 1;
+		}
+	} else if (!e->f->exists) {
+		if (renameat2(dfd, e->tmpname, dfd, name, RENAME_NOREPLACE) < 0) {
+			rc = errno == EEXIST ? 1 : -errno;
+			if (errno == EINVAL) {
+				/* No RENAME_NOREPLACE on this file system: a hard link never replaces. */
+				rc = linkat(dfd, e->tmpname, dfd, name, 0) < 0 ? (errno == EEXIST ? 1 : -errno)
+				                                                : 0;
+				if (rc == 0)
+					unlinkat(dfd, e->tmpname, 0);
+			}
+		}
+	} else if (renameat2(dfd, e->tmpname, dfd, name, RENAME_EXCHANGE) == 0) {
+		/* Exchanged, then the file that came out is checked: a writer that takes no lock
+		 * cannot slip its change in between a check and the rename (doc/DESIGN.md). */
+		if (hermes_file_unchanged(dfd, e->tmpname, &e->st)) {
+			rc = unlinkat(dfd, e->tmpname, 0) < 0 ? -errno : 0;
+		} else {
+			renameat2(dfd, e->tmpname, dfd, name, RENAME_EXCHANGE); /* theirs back in place */
+			rc = 1;
+		}
+	} else if (errno != EINVAL && errno != ENOSYS) {
+		rc = errno == ENOENT ? 1 : -errno;
+	} else if (!hermes_file_unchanged(dfd, name, &e->st)) {
+		rc = 1;
+	} else {
+		rc = renameat(dfd, e->tmpname, dfd, name) < 0 ? -errno : 0;
 	}
-	if (!e->f->exists) {
-		if (renameat2(dfd, e->tmpname, dfd, name, RENAME_NOREPLACE) == 0)
-			return 0;
-		if (errno == EEXIST)
-			return 1;
-		if (errno != EINVAL)
-			return -errno;
-		/* No RENAME_NOREPLACE on this file system: a hard link never replaces either. */
-		if (linkat(dfd, e->tmpname, dfd, name, 0) < 0)
-			return errno == EEXIST ? 1 : -errno;
-		unlinkat(dfd, e->tmpname, 0);
-		return 0;
-	}
-	/* Exchanged, then the file that came out is checked: a writer that takes no lock cannot slip
-	 * its change in between a check and the rename (doc/DESIGN.md). */
-	if (renameat2(dfd, e->tmpname, dfd, name, RENAME_EXCHANGE) == 0) {
-		if (hermes_file_unchanged(dfd, e->tmpname, &e->st))
-			return unlinkat(dfd, e->tmpname, 0) < 0 ? -errno : 0;
-		renameat2(dfd, e->tmpname, dfd, name, RENAME_EXCHANGE); /* theirs back in place */
-		return 1;
-	}
-	if (errno != EINVAL && errno != ENOSYS)
-		return errno == ENOENT ? 1 : -errno;
-	if (!hermes_file_unchanged(dfd, name, &e->st))
-		return 1;
-	return renameat(dfd, e->tmpname, dfd, name) < 0 ? -errno : 0;
+	hermes_dir_section_leave(section);
+	return rc;
 }
 
 static void remove_temps(entry_t *es, size_t n)
@@ -539,7 +547,7 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
 	size_t nl = 0, bad = 0;
 	int rc;
 	for (int turn = 0;; turn++) {
-		rc = lock_once(es, n, locks, &nl, cancel, &bad);
+		rc = lock_once(ws, flags & HERMES_COMMIT_DRY_RUN, es, n, locks, &nl, cancel, &bad);
 		if (rc != 1)
 			break;
 		if (turn >= 10000) {

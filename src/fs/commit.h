@@ -7,8 +7,9 @@
  *   2. takes the writer locks of all of them in ONE global order, sorted by (device, inode), so
  *      two change sets never deadlock: an existing file is locked as fs/filelock.h does (flock of
  *      its open file description, taken again if the file was replaced meanwhile); a file that
- *      does not exist yet is protected by the lock of its parent directory (flock of the
- *      directory), which every change set creating a file in that directory takes too;
+ *      does not exist yet by a lock file .hermes/locks/<hh> chosen by a hash of its path, which
+ *      every change set creating that file takes too (if the file appears meanwhile, all locks
+ *      are dropped and taken again); a dry run takes no lock for a missing file;
  *   3. reads each file's current content and version under the lock, checks the flags
  *      (MUST_EXIST, MUST_NOT_EXIST) and the expected versions (stale: Conflict naming the path and
  *      both versions, nothing written);

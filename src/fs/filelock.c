@@ -88,6 +88,26 @@ int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel,
 	return HERMES_WS_ELOCKED;
 }
 
+int hermes_dir_section_enter(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+void hermes_dir_section_leave(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
 bool hermes_file_unchanged(int dirfd, const char *name, const struct stat *st)
 {
 	struct stat now;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,26 +69,52 @@ static int fsync_dir(int dirfd)
 	return rc;
 }
 
+/* Creates .hermes/.gitignore (which keeps .hermes out of git) if it is missing. */
+static int make_hermes_dir(const hermes_ws_t *ws)
+{
+	hermes_ws_loc_t loc;
+	int rc = hermes_ws_locate(ws, ".hermes/.gitignore", HERMES_WS_MKDIRS, &loc);
+	if (rc)
+		return rc;
+	if (!loc.exists) {
+		int f = openat(loc.dirfd, loc.name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		               0666);
+		if (f >= 0) {
+			static const char ignore[] = "# written by hermes\n*\n";
+			(void)!write(f, ignore, sizeof ignore - 1);
+			close(f);
+		}
+	}
+	hermes_ws_loc_close(&loc);
+	return 0;
+}
+
+int hermes_journal_name_lock(const hermes_ws_t *ws, const char *path, int *fd)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	char rel[32];
+	snprintf(rel, sizeof rel, ".hermes/locks/%02x", (unsigned)(h ^ (h >> 8) ^ (h >> 16) ^ (h >> 24)) & 0xff);
+	int rc = make_hermes_dir(ws);
+	hermes_ws_loc_t loc;
+	if (rc == 0)
+		rc = hermes_ws_locate(ws, rel, HERMES_WS_MKDIRS, &loc);
+	if (rc)
+		return rc;
+	*fd = openat(loc.dirfd, loc.name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	rc = *fd < 0 ? -errno : 0;
+	hermes_ws_loc_close(&loc);
+	return rc;
+}
+
 /* .hermes/journal (created with .hermes/.gitignore if create), opened O_RDONLY into *fd. */
 static int open_root(const hermes_ws_t *ws, bool create, int *fd)
 {
 	hermes_ws_loc_t loc;
 	int rc;
-	if (create) {
-		rc = hermes_ws_locate(ws, ".hermes/.gitignore", HERMES_WS_MKDIRS, &loc);
-		if (rc)
-			return rc;
-		if (!loc.exists) {
-			int f = openat(loc.dirfd, loc.name,
-			               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-			if (f >= 0) {
-				static const char ignore[] = "# written by hermes\n*\n";
-				(void)!write(f, ignore, sizeof ignore - 1);
-				close(f);
-			}
-		}
-		hermes_ws_loc_close(&loc);
-	}
+	if (create && (rc = make_hermes_dir(ws)) != 0)
+		return rc;
 	rc = hermes_ws_locate(ws, ".hermes/journal/.keep", create ? HERMES_WS_MKDIRS : 0, &loc);
 	if (rc)
 		return rc;

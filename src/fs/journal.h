@@ -44,6 +44,12 @@ typedef struct hermes_journal {
 	char name[64]; /* its current name (t-, j- or d-) */
 } hermes_journal_t;
 
+/* The lock of a file that does not exist yet (commit.h): one of 256 files .hermes/locks/<hh>, by
+ * a hash of its canonical path, opened into *fd (created, with .hermes, if need be). Two commits
+ * creating the same file take the same lock; a collision only serialises unrelated ones. 0 or an
+ * error code. */
+int hermes_journal_name_lock(const hermes_ws_t *ws, const char *path, int *fd);
+
 /* Creates a t- directory for a commit, locked. 0 or -errno (or HERMES_WS_E*). */
 int hermes_journal_begin(const hermes_ws_t *ws, hermes_journal_t *j);
 
