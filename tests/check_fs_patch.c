@@ -334,6 +334,7 @@ START_TEST(apply_patch_all_or_nothing)
 {
 	vt_put("ws/a.txt", "alpha\n");
 	vt_put("ws/b.txt", "beta\n");
+	vt_put_bytes("ws/bin", "a\0b\n", 4);
 	char *before = user_snapshot();
 	/* the last file's hunk does not match: the first file is not changed either */
 	vt_err(patch_call("--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-alpha\n+ALPHA\n"
@@ -350,6 +351,18 @@ START_TEST(apply_patch_all_or_nothing)
 	vt_err(patch_call("a.txt\n<<<<<<< SEARCH\nalpha\n=======\nA\n>>>>>>> REPLACE\n",
 	                  "{\"format\":\"unified\"}"), "InvalidArgument", NULL);
 	vt_err(patch_call("x", "{\"format\":\"yaml\"}"), "InvalidArgument", "yaml");
+	vt_err(patch_call("*** Begin Patch\n*** Update File: a.txt\n@@\n-alpha\n+A\n"
+	                  "*** Update File: a.txt\n@@\n-A\n+B\n*** End Patch\n", NULL),
+	       "InvalidArgument", "twice");
+	vt_err(patch_call("*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n"
+	                  "-alpha\n+A\n*** End Patch\n", NULL), "AlreadyExists", "b.txt");
+	vt_err(patch_call("*** Begin Patch\n*** Update File: none.txt\n@@\n-a\n+b\n*** End Patch\n",
+	                  NULL), "NotFound", "none.txt");
+	vt_err(patch_call("*** Begin Patch\n*** Update File: bin\n@@\n-a\n+b\n*** End Patch\n",
+	                  NULL), "NotText", "bin");
+	vt_err(patch_call("new2.txt\n<<<<<<< SEARCH\n=======\nx\n>>>>>>> REPLACE\n"
+	                  "a.txt\n<<<<<<< SEARCH\n=======\nx\n>>>>>>> REPLACE\n", NULL),
+	       "AlreadyExists", "a.txt");
 	/* a stale expected version: Conflict, nothing written */
 	vt_err(patch_call("a.txt\n<<<<<<< SEARCH\nalpha\n=======\nA\n>>>>>>> REPLACE\n",
 	                  "{\"expectedVersions\":[{\"path\":\"a.txt\",\"version\":\"1.2-3-4\"}]}"),
