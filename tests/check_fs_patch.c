@@ -415,6 +415,20 @@ START_TEST(edit_file_tolerant)
 	ck_assert_int_eq(cJSON_GetArraySize(tol), 2);
 	ck_assert_str_eq(cJSON_GetArrayItem(tol, 0)->valuestring, "trailingWhitespace");
 	ck_assert_str_eq(cJSON_GetArrayItem(tol, 1)->valuestring, "indentation");
+	/* a fragment of a line with curly quotes where the file has straight ones */
+	vt_put("ws/q.py", "print('a', 'b')  # x\nprint('a')\n");
+	vt_err(vt_exec("{\"verb\":\"fs.editFile\",\"arguments\":{\"path\":\"q.py\","
+	               "\"edits\":[{\"oldText\":\"(\u2018a\u2019\",\"newText\":\"x\"}]}}"),
+	       "InvalidArgument", "2 places when look-alike characters are forgiven (lines 1, 2)");
+	vt_err(vt_exec("{\"verb\":\"fs.editFile\",\"arguments\":{\"path\":\"q.py\","
+	               "\"edits\":[{\"oldText\":\"\u2018z\u2019)\",\"newText\":\"x\"}]}}"),
+	       "InvalidArgument", "not found");
+	r = vt_exec("{\"verb\":\"fs.editFile\",\"arguments\":{\"path\":\"q.py\","
+	            "\"edits\":[{\"oldText\":\"\u2018a\u2019, \u2018b\u2019\",\"newText\":\"'c'\"}]}}");
+	vt_ok(r);
+	file_is("ws/q.py", "print('c')  # x\nprint('a')\n");
+	ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r, "tolerances"), 0)->valuestring,
+	                 "unicode");
 	r = vt_exec("{\"verb\":\"fs.editFile\",\"arguments\":{\"path\":\"t.c\","
 	            "\"edits\":[{\"oldText\":\"}\",\"newText\":\"} // end\"}]}}");
 	vt_ok(r);

@@ -86,6 +86,41 @@ static bool same(const char *a, size_t an, const char *b, size_t bn, bool unicod
 	return i == an && j == bn;
 }
 
+/* If needle matches at the start of h (folded), the bytes of h it covers; else 0. */
+static size_t folded_prefix(const char *h, size_t hn, const char *n, size_t nn)
+{
+	size_t i = 0, j = 0;
+	while (j < nn) {
+		size_t uh, un;
+		if (i >= hn || lookalike((const unsigned char *)h + i, hn - i, &uh) !=
+		               lookalike((const unsigned char *)n + j, nn - j, &un))
+			return 0;
+		i += uh, j += un;
+	}
+	return i;
+}
+
+size_t hermes_match_folded(const char *hay, size_t hn, const char *needle, size_t nn, size_t *at,
+                           size_t *end, size_t max)
+{
+	size_t count = 0;
+	if (nn == 0)
+		return 0;
+	for (size_t i = 0; i < hn;) {
+		size_t l = ((unsigned char)hay[i] & 0xC0) == 0x80 ? 0 : folded_prefix(hay + i, hn - i,
+		                                                                      needle, nn);
+		if (!l) {
+			i++;
+			continue;
+		}
+		if (count < max)
+			at[count] = i, end[count] = i + l;
+		count++;
+		i += l;
+	}
+	return count;
+}
+
 long hermes_match_indent(const char *s, size_t n, int tw, size_t *rest)
 {
 	long col = 0;

@@ -76,6 +76,12 @@ size_t hermes_match_tolerance_names(unsigned tol, const char *names[4]);
 void hermes_match_near_miss(const hermes_lines_index_t *x, const hermes_match_query_t *q,
                             const char *what, char *err, size_t errsize);
 
+/* Where needle[0..nn) occurs in hay[0..hn) with look-alike characters folded (no other
+ * tolerance; for a fragment of one line): the count of places (not overlapping), the first up to
+ * max of them in at[] / end[] (byte offsets in hay). */
+size_t hermes_match_folded(const char *hay, size_t hn, const char *needle, size_t nn, size_t *at,
+                           size_t *end, size_t max);
+
 /* The leading whitespace of s as columns with tab width tw; *rest after it. */
 long hermes_match_indent(const char *s, size_t n, int tw, size_t *rest);
 

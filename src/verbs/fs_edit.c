@@ -141,6 +141,48 @@ static void free_lines(char **lines, size_t n)
 	free(lines);
 }
 
+/* A fragment of one line, found with look-alike characters folded (curly quotes, dashes,
+ * non-breaking spaces): in exactly one place, it is replaced by newText as given; in several,
+ * msg lists their lines. Otherwise msg keeps the whole-line search's message (rc). */
+static int fragment_folded(const hermes_text_edit_t *ed, hermes_buf_t *text, unsigned *tol,
+                           char *msg, size_t size, int rc)
+{
+	size_t at[8], end[8];
+	size_t n = hermes_match_folded(text->data, text->len, ed->old_text, strlen(ed->old_text),
+	                               at, end, 8);
+	if (n == 0)
+		return rc;
+	if (n > 1) {
+		hermes_buf_t b = HERMES_BUF_INIT;
+		hermes_buf_printf(&b, "oldText matches %zu places when look-alike characters are "
+		                  "forgiven (lines", n);
+		for (size_t k = 0; k < n && k < 8; k++) {
+			size_t line = 1;
+			for (size_t i = 0; i < at[k]; i++)
+				line += text->data[i] == '\n';
+			hermes_buf_printf(&b, "%s %zu", k ? "," : "", line);
+		}
+		hermes_buf_puts(&b, n > 8 ? ", ...); give more of the text around it" :
+		                            "); give more of the text around it");
+		snprintf(msg, size, "%s", b.data && !b.failed ? b.data : "out of memory");
+		hermes_buf_free(&b);
+		return -1;
+	}
+	hermes_buf_t next = HERMES_BUF_INIT;
+	hermes_buf_append(&next, text->data, at[0]);
+	hermes_buf_puts(&next, ed->new_text);
+	hermes_buf_append(&next, text->data + end[0], text->len - end[0]);
+	if (next.failed) {
+		hermes_buf_free(&next);
+		snprintf(msg, size, "out of memory");
+		return -1;
+	}
+	hermes_buf_free(text);
+	*text = next;
+	*tol = HERMES_TOL_UNICODE;
+	return 0;
+}
+
 /* The tolerant search of fs/match.h for an oldText that is not in text exactly: on success text
  * is replaced and *tol gets what was forgiven; otherwise -1 with msg filled (near-miss or
  * ambiguity). exact: whole lines exactly only (then the call is for its near-miss message). */
@@ -163,7 +205,9 @@ static int apply_tolerant(const hermes_text_edit_t *ed, bool exact, const char *
 	                     : (snprintf(msg, size, "oldText was not found"), -1);
 	free_lines(h.old_lines, h.old_count);
 	free_lines(h.new_lines, h.new_count);
-	if (rc == 0) {
+	if (rc != 0 && !exact && !strchr(ed->old_text, '\n'))
+		rc = fragment_folded(ed, text, tol, msg, size, rc);
+	else if (rc == 0) {
 		hermes_buf_free(text);
 		*text = (hermes_buf_t){out, out_len, out_len + 1, false};
 	}

@@ -4,13 +4,15 @@
  * end with a patch of at least one file with paths, or an error that says something; every
  * update is applied to the text, exactly and tolerantly: a result is NUL-terminated at its
  * length, an error says something, and where the exact search succeeds the tolerant one gives
- * the very same text (exact matches are always tried first). */
+ * the very same text (exact matches are always tried first). The patch bytes are also looked for
+ * in the text as a fragment with look-alikes folded (fs.editFile's search of a line fragment). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fs/match.h"
 #include "fs/patch.h"
 #include "fs/patch_apply.h"
 #include "fuzz/fuzz.h"
@@ -30,6 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(file != NULL);
 	memcpy(file, rest, file_len);
 	file[file_len] = '\0';
+
+	/* the folded fragment search of fs.editFile, with the patch bytes as the fragment */
+	size_t at[8], end[8];
+	size_t n = hermes_match_folded(file, file_len, patch, patch_len, at, end, 8);
+	for (size_t k = 0; k < n && k < 8; k++)
+		FUZZ_ASSERT(at[k] < end[k] && end[k] <= file_len && (k == 0 || at[k] >= end[k - 1]));
 
 	hermes_patch_t p;
 	char err[4096] = "";
