@@ -73,7 +73,8 @@ static bool hunk_numbers(const hermes_patch_src_t *src, size_t i, long *ostart, 
 	    (b = 1, sscanf(buf, "@@ -%ld +%ld,%ld @@", &a, &c, &d) == 3) ||
 	    (d = 1, sscanf(buf, "@@ -%ld,%ld +%ld @@", &a, &b, &c) == 3) ||
 	    (b = 1, d = 1, sscanf(buf, "@@ -%ld +%ld @@", &a, &c) == 2)) {
-		if (a < 0 || b < 0 || d < 0)
+		/* numbers no file has (or that sscanf clamped) are no hint */
+		if (a < 0 || b < 0 || d < 0 || a > 1000000000L || b > 1000000000L || d > 1000000000L)
 			return false;
 		*ostart = a, *ocount = b, *ncount = d;
 		return true;
