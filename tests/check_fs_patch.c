@@ -395,6 +395,12 @@ START_TEST(apply_patch_all_or_nothing)
 	ck_assert_int_eq(memcmp(bin, "\x00\xff\x01", 3), 0);
 	free(bin);
 	ck_assert(!vt_exists("ws/bin.dat"));
+	/* SEARCH/REPLACE blocks in any order, each on the result of the ones before */
+	vt_put("ws/o.txt", "one\ntwo\nthree\n");
+	vt_ok(patch_call("o.txt\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"
+	                 "<<<<<<< SEARCH\none\n=======\n1\n>>>>>>> REPLACE\n"
+	                 "<<<<<<< SEARCH\n1\ntwo\n=======\n1\n2\n>>>>>>> REPLACE\n", NULL));
+	file_is("ws/o.txt", "1\n2\n3\n");
 	/* an empty SEARCH creates a missing file */
 	vt_ok(patch_call("new.txt\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE\n", NULL));
 	file_is("ws/new.txt", "hello\n");

@@ -41,7 +41,8 @@ typedef struct hermes_patch_file {
 	char *move_to;          /* UPDATE only: the new path, or NULL */
 	char *content;          /* ADD only: the whole content (NUL-terminated) */
 	size_t content_len;
-	hermes_patch_hunk_t *hunks; /* UPDATE */
+	hermes_patch_hunk_t *hunks; /* UPDATE; in file order, except SEARCH/REPLACE blocks, each of
+	                             * which applies to the result of the ones before it */
 	size_t hunk_count;
 	bool create_if_missing; /* SEARCH/REPLACE: a first hunk with empty SEARCH creates the file */
 	int line;               /* the patch's 1-based line naming the file */

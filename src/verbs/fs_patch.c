@@ -76,10 +76,35 @@ static int update_text(const ctx_t *c, const hermes_patch_file_t *f, const herme
 			            "(patch line %d) is empty, which creates the file, but the file exists; "
 			            "nothing was written", f->path, f->hunks[0].line);
 	}
-	if (hermes_patch_apply_hunks(old, old_len, f->hunks, f->hunk_count, false, f->path, data,
-	                             len, tol, msg, sizeof msg) != 0)
-		return fail(err, HERMES_E_INVALID_ARGUMENT, "cannot apply the patch: %s; nothing was "
-		            "written", msg);
+	if (c->patch->format != HERMES_PATCH_SEARCH_REPLACE) {
+		if (hermes_patch_apply_hunks(old, old_len, f->hunks, f->hunk_count, false, f->path,
+		                             data, len, tol, msg, sizeof msg) != 0)
+			return fail(err, HERMES_E_INVALID_ARGUMENT, "cannot apply the patch: %s; nothing "
+			            "was written", msg);
+		return 0;
+	}
+	/* SEARCH/REPLACE blocks are not in the file's order: each applies to the result of the
+	 * ones before it, found anywhere in it */
+	char *cur = NULL;
+	size_t cur_len = 0;
+	*tol = 0;
+	for (size_t k = 0; k < f->hunk_count; k++) {
+		char *next;
+		size_t next_len;
+		unsigned t;
+		int rc = hermes_patch_apply_hunks(cur ? cur : old, cur ? cur_len : old_len, &f->hunks[k],
+		                                  1, false, f->path, &next, &next_len, &t, msg, sizeof msg);
+		if (rc != 0) {
+			free(cur);
+			return fail(err, HERMES_E_INVALID_ARGUMENT, "cannot apply the patch: %s%s; nothing "
+			            "was written", msg, k ? " (after the blocks before it)" : "");
+		}
+		free(cur);
+		cur = next, cur_len = next_len;
+		*tol |= t;
+	}
+	*data = cur;
+	*len = cur_len;
 	return 0;
 }
 
