@@ -418,6 +418,30 @@ START_TEST(executor_start_recovers)
 }
 END_TEST
 
+/* A running executor whose next write finds what another, killed process left undoes it first. */
+START_TEST(next_write_recovers)
+{
+	gen_init();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("HERMES_TEST_COMMIT_CRASH_AT", "7", 1); /* after three of the four changes */
+		gen_commit();
+		_exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 137);
+	ck_assert(gen_torn());
+	/* A read changes nothing; a write elsewhere recovers first. */
+	vt_ok(vt_call("fs.readFile", vt_args("path", "f0", NULL)));
+	ck_assert(gen_torn());
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "other.txt", "content", "x", NULL)));
+	ck_assert(!gen_torn());
+	ck_assert_int_eq(gen_check(), 0);
+}
+END_TEST
+
 /* 200 commits each interrupted by kill -9 at a random instant (and by the switch at a random
  * step): the set is always wholly one generation after recovery, and it moves forward. */
 START_TEST(kill_at_random_points_of_200_commits)
@@ -562,6 +586,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, bad_sets_are_refused);
 	tcase_add_test(tc, crash_at_every_step);
 	tcase_add_test(tc, executor_start_recovers);
+	tcase_add_test(tc, next_write_recovers);
 	tcase_add_test(tc, kill_at_random_points_of_200_commits);
 	tcase_add_test(tc, concurrent_sets_on_overlapping_files);
 	suite_add_tcase(s, tc);
