@@ -30,6 +30,8 @@ typedef struct entry {
 	int tmpfd;
 	char tmpname[NAME_MAX + 1]; /* the new content (W), or where the old file goes (D) */
 	struct stat newst;
+	dev_t dir_dev;              /* its directory's identity (one fsync per directory) */
+	ino_t dir_ino;
 } entry_t;
 
 typedef struct lock {
@@ -93,6 +95,11 @@ static int locate_all(const hermes_ws_t *ws, entry_t *es, size_t n, bool dry, he
 			return -1;
 		}
 		e->located = true;
+		struct stat ds;
+		if (fstat(e->loc.dirfd, &ds) == 0) {
+			e->dir_dev = ds.st_dev;
+			e->dir_ino = ds.st_ino;
+		}
 		if (e->loc.is_root || (e->loc.exists && S_ISDIR(e->loc.st.st_mode))) {
 			hermes_error_set(err, HERMES_E_IS_A_DIRECTORY, "cannot change '%s': it is a directory",
 			                 hermes_ws_shown(path, shown, sizeof shown));
@@ -509,10 +516,15 @@ static int apply_all(const hermes_ws_t *ws, entry_t *es, size_t n, hermes_error_
 		fail_rc(err, rc, "write", es[bad].f->path);
 		return -1;
 	}
+	/* Each directory that changed, once (a patch over 100 files in one directory: one fsync). */
 	for (size_t i = 0; i < n; i++) {
 		if (es[i].f->op == HERMES_COMMIT_KEEP)
 			continue;
-		int d = openat(es[i].loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = es[k].f->op != HERMES_COMMIT_KEEP && es[k].dir_dev == es[i].dir_dev &&
+			       es[k].dir_ino == es[i].dir_ino;
+		int d = seen ? -1 : openat(es[i].loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (d >= 0) {
 			fsync(d);
 			close(d);
