@@ -442,6 +442,30 @@ START_TEST(next_write_recovers)
 }
 END_TEST
 
+/* A user's own file or outward symlink named .hermes does not stop writes (no journal can be
+ * there); a change set then fails, naming .hermes, and writes nothing. */
+START_TEST(foreign_dot_hermes)
+{
+	vt_put("ws/.hermes", "mine\n");
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "a", "content", "x", NULL)));
+	hermes_commit_file_t f[2] = {{.path = "a"}, {.path = "b"}};
+	plan_t p = {{HERMES_COMMIT_WRITE, HERMES_COMMIT_WRITE}, {"a2", "b2"}, false, 0, 0};
+	hermes_error_t err;
+	ck_assert_int_eq(run(f, 2, 0, &p, &err), -1);
+	ck_assert_msg(strstr(err.message, ".hermes") != NULL, "%s", err.message);
+	assert_file("ws/a", "x");
+	ck_assert(!vt_exists("ws/b"));
+	hermes_commit_files_free(f, 2);
+	unlink(vt_path("ws/.hermes"));
+	vt_symlink("../outside", "ws/.hermes");
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "a", "content", "y", NULL)));
+	ck_assert_int_eq(run(f, 2, 0, &p, &err), -1);
+	ck_assert_int_eq(err.code, HERMES_E_OUTSIDE_WORKSPACE);
+	assert_file("ws/a", "y");
+	hermes_commit_files_free(f, 2);
+}
+END_TEST
+
 /* 200 commits each interrupted by kill -9 at a random instant (and by the switch at a random
  * step): the set is always wholly one generation after recovery, and it moves forward. */
 START_TEST(kill_at_random_points_of_200_commits)
@@ -587,6 +611,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, crash_at_every_step);
 	tcase_add_test(tc, executor_start_recovers);
 	tcase_add_test(tc, next_write_recovers);
+	tcase_add_test(tc, foreign_dot_hermes);
 	tcase_add_test(tc, kill_at_random_points_of_200_commits);
 	tcase_add_test(tc, concurrent_sets_on_overlapping_files);
 	suite_add_tcase(s, tc);

@@ -166,9 +166,10 @@ static void unlock_all(entry_t *es, size_t n, lock_t *locks, size_t nl)
  * them all in the order of (device, inode). 0 with every entry's file still at its name, 1 if a name changed
  * while we waited (all unlocked: try again), or an error code (all unlocked). */
 static int lock_once(const hermes_ws_t *ws, bool dry, entry_t *es, size_t n, lock_t *locks,
-                     size_t *nlocks, const hermes_cancel_t *cancel, size_t *bad)
+                     size_t *nlocks, const hermes_cancel_t *cancel, size_t *bad, bool *name_lock)
 {
 	size_t nl = 0;
+	*name_lock = false;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		entry_t *e = &es[i];
@@ -190,6 +191,7 @@ static int lock_once(const hermes_ws_t *ws, bool dry, entry_t *es, size_t n, loc
 			int d = -1;
 			struct stat ds;
 			rc = hermes_journal_name_lock(ws, e->canon, &d);
+			*name_lock = rc != 0;
 			if (rc == 0 && fstat(d, &ds) < 0)
 				rc = -errno;
 			if (rc == 0)
@@ -557,9 +559,11 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
                    hermes_error_t *err)
 {
 	size_t nl = 0, bad = 0;
+	bool name_lock = false;
 	int rc;
 	for (int turn = 0;; turn++) {
-		rc = lock_once(ws, flags & HERMES_COMMIT_DRY_RUN, es, n, locks, &nl, cancel, &bad);
+		rc = lock_once(ws, flags & HERMES_COMMIT_DRY_RUN, es, n, locks, &nl, cancel, &bad,
+		               &name_lock);
 		if (rc != 1)
 			break;
 		if (turn >= 10000) {
@@ -572,6 +576,14 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
 		hermes_error_set(err, HERMES_E_INVALID_ARGUMENT,
 		                 "cannot change '%s': another entry of the change set names the same file",
 		                 hermes_ws_shown(es[bad].f->path, shown, sizeof shown));
+		return -1;
+	}
+	if (rc && name_lock) {
+		char shown[256], why[256];
+		hermes_error_set(err, hermes_ws_errcode(rc),
+		                 "cannot create '%s': its lock in .hermes/locks cannot be made: %s; nothing "
+		                 "was written", hermes_ws_shown(es[bad].f->path, shown, sizeof shown),
+		                 hermes_ws_strerror(rc, why, sizeof why));
 		return -1;
 	}
 	if (rc) {

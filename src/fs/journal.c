@@ -628,8 +628,8 @@ int hermes_journal_recover(const hermes_ws_t *ws, hermes_error_t *err)
 {
 	int root_fd;
 	int rc = open_root(ws, false, &root_fd);
-	if (rc == -ENOENT)
-		return 0;
+	if (rc == -ENOENT || rc == -ENOTDIR || rc == HERMES_WS_EOUTSIDE)
+		return 0; /* no journal could have been written there (.hermes is not ours) */
 	if (rc) {
 		char why[256];
 		hermes_error_set(err, hermes_ws_errcode(rc), "cannot open .hermes/journal: %s",
