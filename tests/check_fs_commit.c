@@ -393,6 +393,79 @@ START_TEST(crash_at_every_step)
 }
 END_TEST
 
+/* A new executor (what hermes exec, serve and mcp create first) undoes a torn set before it
+ * answers anything. */
+START_TEST(executor_start_recovers)
+{
+	gen_init();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("HERMES_TEST_COMMIT_CRASH_AT", "6", 1); /* after two of the four changes */
+		gen_commit();
+		_exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 137);
+	ck_assert(gen_torn());
+	vt_reopen(NULL);
+	ck_assert(!gen_torn());
+	cJSON *r = vt_call("fs.readFile", vt_args("path", "f0", NULL));
+	vt_ok(r);
+	ck_assert_str_eq(vt_str(r, "content"), "g0\n");
+	ck_assert_int_eq(gen_check(), 0);
+}
+END_TEST
+
+/* A running executor whose next write finds what another, killed process left undoes it first. */
+START_TEST(next_write_recovers)
+{
+	gen_init();
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("HERMES_TEST_COMMIT_CRASH_AT", "7", 1); /* after three of the four changes */
+		gen_commit();
+		_exit(0);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 137);
+	ck_assert(gen_torn());
+	/* A read changes nothing; a write elsewhere recovers first. */
+	vt_ok(vt_call("fs.readFile", vt_args("path", "f0", NULL)));
+	ck_assert(gen_torn());
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "other.txt", "content", "x", NULL)));
+	ck_assert(!gen_torn());
+	ck_assert_int_eq(gen_check(), 0);
+}
+END_TEST
+
+/* A user's own file or outward symlink named .hermes does not stop writes (no journal can be
+ * there); a change set then fails, naming .hermes, and writes nothing. */
+START_TEST(foreign_dot_hermes)
+{
+	vt_put("ws/.hermes", "mine\n");
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "a", "content", "x", NULL)));
+	hermes_commit_file_t f[2] = {{.path = "a"}, {.path = "b"}};
+	plan_t p = {{HERMES_COMMIT_WRITE, HERMES_COMMIT_WRITE}, {"a2", "b2"}, false, 0, 0};
+	hermes_error_t err;
+	ck_assert_int_eq(run(f, 2, 0, &p, &err), -1);
+	ck_assert_msg(strstr(err.message, ".hermes") != NULL, "%s", err.message);
+	assert_file("ws/a", "x");
+	ck_assert(!vt_exists("ws/b"));
+	hermes_commit_files_free(f, 2);
+	unlink(vt_path("ws/.hermes"));
+	vt_symlink("../outside", "ws/.hermes");
+	vt_ok(vt_call("fs.writeFile", vt_args("path", "a", "content", "y", NULL)));
+	ck_assert_int_eq(run(f, 2, 0, &p, &err), -1);
+	ck_assert_int_eq(err.code, HERMES_E_OUTSIDE_WORKSPACE);
+	assert_file("ws/a", "y");
+	hermes_commit_files_free(f, 2);
+}
+END_TEST
+
 /* 200 commits each interrupted by kill -9 at a random instant (and by the switch at a random
  * step): the set is always wholly one generation after recovery, and it moves forward. */
 START_TEST(kill_at_random_points_of_200_commits)
@@ -536,6 +609,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, dry_run_writes_nothing);
 	tcase_add_test(tc, bad_sets_are_refused);
 	tcase_add_test(tc, crash_at_every_step);
+	tcase_add_test(tc, executor_start_recovers);
+	tcase_add_test(tc, next_write_recovers);
+	tcase_add_test(tc, foreign_dot_hermes);
 	tcase_add_test(tc, kill_at_random_points_of_200_commits);
 	tcase_add_test(tc, concurrent_sets_on_overlapping_files);
 	suite_add_tcase(s, tc);

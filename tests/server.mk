@@ -47,6 +47,8 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs
 
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
-# bench/server.sh for one server figure); they ship
+# bench/server.sh for one server figure; bench/lockless_writers.py for the edits lost to a
+# writer that takes no lock, in doc/DESIGN.md); they ship
 # with their client. Their figures are in the README.
-EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c
+EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
+	bench/lockless_writers.py

@@ -30,6 +30,8 @@ typedef struct entry {
 	int tmpfd;
 	char tmpname[NAME_MAX + 1]; /* the new content (W), or where the old file goes (D) */
 	struct stat newst;
+	dev_t dir_dev;              /* its directory's identity (one fsync per directory) */
+	ino_t dir_ino;
 } entry_t;
 
 typedef struct lock {
@@ -93,6 +95,11 @@ static int locate_all(const hermes_ws_t *ws, entry_t *es, size_t n, bool dry, he
 			return -1;
 		}
 		e->located = true;
+		struct stat ds;
+		if (fstat(e->loc.dirfd, &ds) == 0) {
+			e->dir_dev = ds.st_dev;
+			e->dir_ino = ds.st_ino;
+		}
 		if (e->loc.is_root || (e->loc.exists && S_ISDIR(e->loc.st.st_mode))) {
 			hermes_error_set(err, HERMES_E_IS_A_DIRECTORY, "cannot change '%s': it is a directory",
 			                 hermes_ws_shown(path, shown, sizeof shown));
@@ -159,9 +166,10 @@ static void unlock_all(entry_t *es, size_t n, lock_t *locks, size_t nl)
  * them all in the order of (device, inode). 0 with every entry's file still at its name, 1 if a name changed
  * while we waited (all unlocked: try again), or an error code (all unlocked). */
 static int lock_once(const hermes_ws_t *ws, bool dry, entry_t *es, size_t n, lock_t *locks,
-                     size_t *nlocks, const hermes_cancel_t *cancel, size_t *bad)
+                     size_t *nlocks, const hermes_cancel_t *cancel, size_t *bad, bool *name_lock)
 {
 	size_t nl = 0;
+	*name_lock = false;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		entry_t *e = &es[i];
@@ -183,6 +191,7 @@ static int lock_once(const hermes_ws_t *ws, bool dry, entry_t *es, size_t n, loc
 			int d = -1;
 			struct stat ds;
 			rc = hermes_journal_name_lock(ws, e->canon, &d);
+			*name_lock = rc != 0;
 			if (rc == 0 && fstat(d, &ds) < 0)
 				rc = -errno;
 			if (rc == 0)
@@ -509,10 +518,15 @@ static int apply_all(const hermes_ws_t *ws, entry_t *es, size_t n, hermes_error_
 		fail_rc(err, rc, "write", es[bad].f->path);
 		return -1;
 	}
+	/* Each directory that changed, once (a patch over 100 files in one directory: one fsync). */
 	for (size_t i = 0; i < n; i++) {
 		if (es[i].f->op == HERMES_COMMIT_KEEP)
 			continue;
-		int d = openat(es[i].loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		bool seen = false;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = es[k].f->op != HERMES_COMMIT_KEEP && es[k].dir_dev == es[i].dir_dev &&
+			       es[k].dir_ino == es[i].dir_ino;
+		int d = seen ? -1 : openat(es[i].loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (d >= 0) {
 			fsync(d);
 			close(d);
@@ -545,9 +559,11 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
                    hermes_error_t *err)
 {
 	size_t nl = 0, bad = 0;
+	bool name_lock = false;
 	int rc;
 	for (int turn = 0;; turn++) {
-		rc = lock_once(ws, flags & HERMES_COMMIT_DRY_RUN, es, n, locks, &nl, cancel, &bad);
+		rc = lock_once(ws, flags & HERMES_COMMIT_DRY_RUN, es, n, locks, &nl, cancel, &bad,
+		               &name_lock);
 		if (rc != 1)
 			break;
 		if (turn >= 10000) {
@@ -560,6 +576,14 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
 		hermes_error_set(err, HERMES_E_INVALID_ARGUMENT,
 		                 "cannot change '%s': another entry of the change set names the same file",
 		                 hermes_ws_shown(es[bad].f->path, shown, sizeof shown));
+		return -1;
+	}
+	if (rc && name_lock) {
+		char shown[256], why[256];
+		hermes_error_set(err, hermes_ws_errcode(rc),
+		                 "cannot create '%s': its lock in .hermes/locks cannot be made: %s; nothing "
+		                 "was written", hermes_ws_shown(es[bad].f->path, shown, sizeof shown),
+		                 hermes_ws_strerror(rc, why, sizeof why));
 		return -1;
 	}
 	if (rc) {

@@ -18,12 +18,16 @@
  *      concurrent change applies to the new text);
  *   5. unless HERMES_COMMIT_DRY_RUN: writes every new content to a temporary file beside its
  *      target (fsync'd), records the set durably in a journal under <root>/.hermes/journal
- *      (targets, temporaries, hard links of the old files), renames each temporary over its target
- *      (or unlinks it for a delete) after checking that it is still the file that was read, and
- *      removes the journal; then fills each file's new version.
+ *      (targets, temporaries, hard links of the old files), exchanges each temporary with its
+ *      target and checks that what came out is the file that was read (or moves a deleted file
+ *      aside, checks it and unlinks it), and removes the journal; then fills each file's new
+ *      version. If a writer that takes no lock changed a file meanwhile, everything done is put
+ *      back and the set starts over from step 2 (8 times at most, then Conflict). A set with a
+ *      single change needs no journal.
  * A process killed in step 5 leaves its journal; the next hermes_commit_recover() (run when an
- * executor is created, and by every commit before it locks anything) puts every file of that set
- * back as it was, so after recovery each set is wholly old or wholly new, never half-changed.
+ * executor is created, by every commit before it locks anything, and by every write verb) puts
+ * every file of that set back as it was, so after recovery each set is wholly old or wholly new,
+ * never half-changed. See doc/DESIGN.md, "Change sets over several files".
  *
  * A move is a DELETE of the old path plus a WRITE of the new path in the same set.
  *
@@ -32,7 +36,9 @@
  * AlreadyExists (MUST_NOT_EXIST and present), Conflict (stale expected version, or changed by a
  * writer that takes no lock until the retries ran out), OutsideWorkspace, PermissionDenied,
  * NoSpace, IoError, Timeout (a lock held too long), Cancelled, Internal; or whatever compute put
- * in err. The message names the path it concerns. */
+ * in err. The message names the path it concerns, and says "nothing was written" where the
+ * caller might wonder. A .hermes that is not a directory of the workspace makes sets with more
+ * than one change, or that create a file, fail with a message naming .hermes. */
 #ifndef HERMES_FS_COMMIT_H
 #define HERMES_FS_COMMIT_H
 

@@ -542,6 +542,22 @@ static void remove_temps(const hermes_ws_t *ws, int root_fd, const char *name)
 		close(dfd);
 }
 
+/* Is the journal directory name locked by a live commit (journal.h)? A pid alone cannot tell
+ * when the process lives in another PID namespace. */
+static bool held(int root_fd, const char *name)
+{
+	int dfd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	int fd = openat(dfd, "lock", O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return false;
+	bool busy = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return busy;
+}
+
 static bool process_gone(const char *name)
 {
 	long pid = strtol(name + 2, NULL, 10);
@@ -590,17 +606,39 @@ static int recover_one(const hermes_ws_t *ws, int root_fd, const char *name, her
 	return 0;
 }
 
+/* Does the journal directory hold any commit (t-, j- or d-)? */
+static bool has_entries(int root_fd)
+{
+	int dfd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return true; /* let the full pass say what is wrong */
+	}
+	bool any = false;
+	struct dirent *ent;
+	while (!any && (ent = readdir(d)) != NULL)
+		any = strchr("tjd", ent->d_name[0]) && ent->d_name[0] && ent->d_name[1] == '-';
+	closedir(d);
+	return any;
+}
+
 int hermes_journal_recover(const hermes_ws_t *ws, hermes_error_t *err)
 {
 	int root_fd;
 	int rc = open_root(ws, false, &root_fd);
-	if (rc == -ENOENT)
-		return 0;
+	if (rc == -ENOENT || rc == -ENOTDIR || rc == HERMES_WS_EOUTSIDE)
+		return 0; /* no journal could have been written there (.hermes is not ours) */
 	if (rc) {
 		char why[256];
 		hermes_error_set(err, hermes_ws_errcode(rc), "cannot open .hermes/journal: %s",
 		                 hermes_ws_strerror(rc, why, sizeof why));
 		return -1;
+	}
+	if (!has_entries(root_fd)) {
+		close(root_fd); /* the common case, for every write: no lock taken */
+		return 0;
 	}
 	/* One recoverer at a time; a commit never waits for this lock. */
 	while (flock(root_fd, LOCK_EX) < 0 && errno == EINTR)
@@ -622,7 +660,7 @@ int hermes_journal_recover(const hermes_ws_t *ws, hermes_error_t *err)
 		if (name[0] == 'j') {
 			if (recover_one(ws, root_fd, name, err) < 0)
 				result = -1;
-		} else if (process_gone(name)) {
+		} else if (process_gone(name) && !held(root_fd, name)) {
 			if (name[0] == 't')
 				remove_temps(ws, root_fd, name);
 			remove_dir(root_fd, name); /* nothing touched yet, or all done */

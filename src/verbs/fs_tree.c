@@ -73,6 +73,8 @@ void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, vo
 	void *result = result_;
 	const char *action = "delete";
 	hermes_ws_loc_t loc;
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	int rc = hermes_ws_locate(call->host, args->path, 0, &loc);
 	if (rc) {
 		hermes_ws_fail(result, rc, action, args->path);
@@ -153,6 +155,8 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 	const hermes_fs_move_file_args_t *args = args_;
 	void *result = result_;
 	hermes_ws_loc_t src, dst;
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	int rc = hermes_ws_locate(call->host, args->source_path, 0, &src);
 	if (rc) {
 		hermes_ws_fail(result, rc, "move", args->source_path);
@@ -234,6 +238,8 @@ void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void
 	const hermes_fs_copy_file_args_t *args = args_;
 	void *result = result_;
 	struct stat st;
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	int in = hermes_verbs_open_regular(call, args->source_path, "copy", result, &st);
 	if (in < 0)
 		return;
