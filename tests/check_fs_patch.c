@@ -395,6 +395,10 @@ START_TEST(apply_patch_all_or_nothing)
 	ck_assert_int_eq(memcmp(bin, "\x00\xff\x01", 3), 0);
 	free(bin);
 	ck_assert(!vt_exists("ws/bin.dat"));
+	cJSON *del = patch_call("*** Begin Patch\n*** Delete File: sub/bin2.dat\n*** End Patch\n", NULL);
+	vt_ok(del);
+	ck_assert_str_eq(vt_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(del, "files"), 0),
+	                        "diff"), "Binary files a/sub/bin2.dat and b/sub/bin2.dat differ\n");
 	/* SEARCH/REPLACE blocks in any order, each on the result of the ones before */
 	vt_put("ws/o.txt", "one\ntwo\nthree\n");
 	vt_ok(patch_call("o.txt\n<<<<<<< SEARCH\nthree\n=======\n3\n>>>>>>> REPLACE\n"

@@ -141,7 +141,14 @@ static int compute(void *ctx_, hermes_commit_file_t *files, size_t n, hermes_err
 		const char *old = files[o->entry].exists ? files[o->entry].old_data : "";
 		size_t old_len = files[o->entry].exists ? files[o->entry].old_len : 0;
 		const char *name = o->dest != (size_t)-1 ? f->move_to : f->path;
-		o->diff = hermes_unified_diff(name, old, old_len, data ? data : "", len, 3);
+		size_t bad;
+		if (!hermes_text_valid(old, old_len, &bad)) { /* a binary file deleted or moved */
+			hermes_buf_t b = HERMES_BUF_INIT;
+			hermes_buf_printf(&b, "Binary files a/%s and b/%s differ\n", f->path, name);
+			o->diff = hermes_buf_finish(&b);
+		} else {
+			o->diff = hermes_unified_diff(name, old, old_len, data ? data : "", len, 3);
+		}
 		if (e->op == HERMES_COMMIT_WRITE) {
 			e->new_data = data;
 			e->new_len = len;
