@@ -51,4 +51,4 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # writer that takes no lock, in doc/DESIGN.md); they ship
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
-	bench/lockless_writers.py
+	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py
