@@ -48,7 +48,8 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
 # bench/server.sh for one server figure; bench/lockless_writers.py for the edits lost to a
-# writer that takes no lock, in doc/DESIGN.md); they ship
+# writer that takes no lock, in doc/DESIGN.md; bench/patch/run.py for fs.applyPatch on a corpus
+# of models' mistakes); they ship
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
 	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py
