@@ -29,6 +29,8 @@ SERVER_PY_TESTS = \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
+	tests/edit_races.py \
+	tests/fs_patch.py \
 	tests/proc_start.py \
 	tests/mcp_modern.py \
 	tests/mcp_http.py \
@@ -46,6 +48,9 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs
 
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
-# bench/server.sh for one server figure); they ship
+# bench/server.sh for one server figure; bench/lockless_writers.py for the edits lost to a
+# writer that takes no lock, in doc/DESIGN.md; bench/patch/run.py for fs.applyPatch on a corpus
+# of models' mistakes); they ship
 # with their client. Their figures are in the README.
-EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c
+EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
+	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py

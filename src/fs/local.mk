@@ -1,8 +1,10 @@
 # src/fs: the file-system mechanisms the verb handlers stand on, with no idea of verbs or
 # envelopes: confinement to the workspace (workspace.h), atomic writes (atomic.h), one writer at
-# a time per file and version tokens (filelock.h), the sweep of what a killed Hermes leaves
+# a time per file and version tokens (filelock.h), change sets over several files committed all
+# or nothing (commit.h, with its journal journal.h), the sweep of what a killed Hermes leaves
 # (sweep.h), line scanning (lines.h) and remembered line counts (linecount.h), unified diffs
-# (diff.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
+# (diff.h), patches in three formats (patch.h) applied by tolerant matching (match.h,
+# patch_apply.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
 # (walk.h), sorted directory names (dirnames.h) and PCRE2 loaded on first use (pcre2_lib.h).
 # Built into libhermes_fs.la; depends on src/core only.
 noinst_LTLIBRARIES += libhermes_fs.la
@@ -10,10 +12,14 @@ libhermes_fs_la_SOURCES = \
 	src/fs/workspace.c src/fs/workspace.h src/fs/workspace_errors.c \
 	src/fs/atomic.c src/fs/atomic.h \
 	src/fs/filelock.c src/fs/filelock.h \
+	src/fs/commit.c src/fs/commit.h src/fs/journal.c src/fs/journal.h \
 	src/fs/sweep.c src/fs/sweep.h \
 	src/fs/lines.c src/fs/lines.h \
 	src/fs/linecount.c src/fs/linecount.h \
 	src/fs/diff.c src/fs/diff.h \
+	src/fs/patch.h src/fs/patch_model.c src/fs/patch_apply_patch.c src/fs/patch_unified.c \
+	src/fs/patch_search_replace.c src/fs/patch_apply.c src/fs/patch_apply.h \
+	src/fs/match.c src/fs/match.h src/fs/match_nearmiss.c \
 	src/fs/glob.c src/fs/glob.h \
 	src/fs/ignore.c src/fs/ignore.h \
 	src/fs/walk.c src/fs/walk.h \

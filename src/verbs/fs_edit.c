@@ -1,5 +1,5 @@
-/* verbs/fs_edit.c: fs.editFile: exact-text replacements, applied in order to the file's text in
- * memory, checked all before anything is written, then written like fs.writeFile (a temporary
+/* verbs/fs_edit.c: fs.editFile: text replacements, applied in order to the file's text in memory
+ * (each oldText found exactly, else by the tolerant line matching of fs/match.h unless exact), checked all before anything is written, then written like fs.writeFile (a temporary
  * file renamed into place, keeping the file's permission bits), with the change as a diff. The
  * whole read-modify-write holds the file's writer lock (fs/filelock.h), so concurrent edits are
  * applied one after another. */
@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,8 @@
 #include "fs/filelock.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
+#include "fs/match.h"
+#include "fs/patch_apply.h"
 #include "fs/workspace.h"
 
 /* The file's text: read whole, bounded by the read limit, checked to be text. 0, or -1 once
@@ -101,9 +104,119 @@ static void replace(const hermes_buf_t *text, const char *old, const char *new, 
 	hermes_buf_append(out, p, (size_t)(e - p));
 }
 
+/* s as whole lines (without one final "\n", each without "\r\n"), for the tolerant search. An
+ * empty s is no line, unless keep_empty (an oldText without a final newline replaced by nothing
+ * leaves its line, empty). false if out of memory. */
+static bool split_lines(const char *s, bool keep_empty, char ***lines, size_t *n)
+{
+	size_t len = strlen(s);
+	*lines = NULL, *n = 0;
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (len == 0 && !keep_empty)
+		return true;
+	for (size_t at = 0;;) {
+		const char *nl = memchr(s + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - s) : len, l = end - at;
+		if (l && s[at + l - 1] == '\r')
+			l--;
+		char *line = strndup(s + at, l);
+		char **more = line ? realloc(*lines, (*n + 1) * sizeof *more) : NULL;
+		if (!more) {
+			free(line);
+			return false;
+		}
+		*lines = more;
+		(*lines)[(*n)++] = line;
+		if (!nl)
+			return true;
+		at = end + 1;
+	}
+}
+
+static void free_lines(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+/* A fragment of one line, found with look-alike characters folded (curly quotes, dashes,
+ * non-breaking spaces): in exactly one place, it is replaced by newText as given; in several,
+ * msg lists their lines. Otherwise msg keeps the whole-line search's message (rc). */
+static int fragment_folded(const hermes_text_edit_t *ed, hermes_buf_t *text, unsigned *tol,
+                           char *msg, size_t size, int rc)
+{
+	size_t at[8], end[8];
+	size_t n = hermes_match_folded(text->data, text->len, ed->old_text, strlen(ed->old_text),
+	                               at, end, 8);
+	if (n == 0)
+		return rc;
+	if (n > 1) {
+		hermes_buf_t b = HERMES_BUF_INIT;
+		hermes_buf_printf(&b, "oldText matches %zu places when look-alike characters are "
+		                  "forgiven (lines", n);
+		for (size_t k = 0; k < n && k < 8; k++) {
+			size_t line = 1;
+			for (size_t i = 0; i < at[k]; i++)
+				line += text->data[i] == '\n';
+			hermes_buf_printf(&b, "%s %zu", k ? "," : "", line);
+		}
+		hermes_buf_puts(&b, n > 8 ? ", ...); give more of the text around it" :
+		                            "); give more of the text around it");
+		snprintf(msg, size, "%s", b.data && !b.failed ? b.data : "out of memory");
+		hermes_buf_free(&b);
+		return -1;
+	}
+	hermes_buf_t next = HERMES_BUF_INIT;
+	hermes_buf_append(&next, text->data, at[0]);
+	hermes_buf_puts(&next, ed->new_text);
+	hermes_buf_append(&next, text->data + end[0], text->len - end[0]);
+	if (next.failed) {
+		hermes_buf_free(&next);
+		snprintf(msg, size, "out of memory");
+		return -1;
+	}
+	hermes_buf_free(text);
+	*text = next;
+	*tol = HERMES_TOL_UNICODE;
+	return 0;
+}
+
+/* The tolerant search of fs/match.h for an oldText that is not in text exactly: on success text
+ * is replaced and *tol gets what was forgiven; otherwise -1 with msg filled (near-miss or
+ * ambiguity). exact: whole lines exactly only (then the call is for its near-miss message). */
+static int apply_tolerant(const hermes_text_edit_t *ed, bool exact, const char *path,
+                          hermes_buf_t *text, unsigned *tol, char *msg, size_t size)
+{
+	size_t ol = strlen(ed->old_text);
+	hermes_patch_hunk_t h = {0};
+	if (!split_lines(ed->old_text, false, &h.old_lines, &h.old_count) ||
+	    !split_lines(ed->new_text, ol && ed->old_text[ol - 1] != '\n', &h.new_lines,
+	                 &h.new_count)) {
+		free_lines(h.old_lines, h.old_count);
+		snprintf(msg, size, "out of memory");
+		return -1;
+	}
+	char *out = NULL;
+	size_t out_len = 0;
+	int rc = h.old_count ? hermes_patch_apply_hunks(text->data, text->len, &h, 1, exact, path,
+	                                                 &out, &out_len, tol, msg, size)
+	                     : (snprintf(msg, size, "oldText was not found"), -1);
+	free_lines(h.old_lines, h.old_count);
+	free_lines(h.new_lines, h.new_count);
+	if (rc != 0 && !exact && !strchr(ed->old_text, '\n'))
+		rc = fragment_folded(ed, text, tol, msg, size, rc);
+	else if (rc == 0) {
+		hermes_buf_free(text);
+		*text = (hermes_buf_t){out, out_len, out_len + 1, false};
+	}
+	return rc;
+}
+
 /* Applies the edits to text in order. The count of replacements, or -1 once result says why. */
 static int64_t apply(const hermes_fs_edit_file_args_t *args, bool crlf, hermes_buf_t *text,
-                     void *result)
+                     unsigned *tol, void *result)
 {
 	char shown[256];
 	const char *path = hermes_ws_shown(args->path, shown, sizeof shown);
@@ -117,16 +230,25 @@ static int64_t apply(const hermes_fs_edit_file_args_t *args, bool crlf, hermes_b
 			return -1;
 		}
 		size_t n = occurrences(text->data, text->len, old, strlen(old));
-		if (n == 0 || (n > 1 && !ed->replace_all)) {
-			if (n == 0)
-				hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-				                   "cannot edit '%s': edit %zu: oldText was not found%s; nothing "
-				                   "was written", path, i, i ? " (after the edits before it)" : "");
-			else
-				hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
-				                   "cannot edit '%s': edit %zu: oldText occurs %zu times; give "
-				                   "more of the text around it to make it unique, or set "
-				                   "replaceAll; nothing was written", path, i, n);
+		if (n == 0) {
+			char msg[2048];
+			unsigned used = 0;
+			free(old), free(new);
+			if (apply_tolerant(ed, args->exact, path, text, &used, msg, sizeof msg) == 0) {
+				*tol |= used;
+				total++;
+				continue;
+			}
+			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+			                   "cannot edit '%s': edit %zu%s: %s; nothing was written", path, i,
+			                   i ? " (after the edits before it)" : "", msg);
+			return -1;
+		}
+		if (n > 1 && !ed->replace_all) {
+			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+			                   "cannot edit '%s': edit %zu: oldText occurs %zu times; give more "
+			                   "of the text around it to make it unique, or set replaceAll; "
+			                   "nothing was written", path, i, n);
 			free(old), free(new);
 			return -1;
 		}
@@ -168,9 +290,21 @@ static int edit_once(const hermes_call_t *call, const hermes_fs_edit_file_args_t
 		goto out;
 	hermes_buf_append(&before, "", 0);
 	hermes_buf_append(&after, before.data, before.len);
-	int64_t n = apply(args, uses_crlf(before.data, before.len), &after, result);
+	unsigned tol = 0;
+	int64_t n = apply(args, uses_crlf(before.data, before.len), &after, &tol, result);
 	if (n < 0)
 		goto out;
+	const char *names[4];
+	size_t nn = hermes_match_tolerance_names(tol, names);
+	if (!(result->tolerances = calloc(nn + 1, sizeof *result->tolerances))) {
+		hermes_ws_fail(result, -ENOMEM, "edit", args->path);
+		goto out;
+	}
+	for (size_t k = 0; k < nn; k++)
+		if (!(result->tolerances[result->tolerances_count++] = strdup(names[k]))) {
+			hermes_ws_fail(result, -ENOMEM, "edit", args->path);
+			goto out;
+		}
 	result->replacements = n;
 	result->diff = hermes_unified_diff(args->path, before.data, before.len, after.data, after.len, 3);
 	if (!result->diff) {
@@ -207,6 +341,8 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 	const hermes_fs_edit_file_args_t *args = args_;
 	hermes_fs_edit_file_result_t *result = result_;
 	char shown[256];
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	if (args->edits_count == 0) {
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot edit '%s': edits is empty",
 		                   hermes_ws_shown(args->path, shown, sizeof shown));

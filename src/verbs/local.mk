@@ -12,6 +12,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/fs_stat.c \
 	src/verbs/fs_write.c \
 	src/verbs/fs_edit.c \
+	src/verbs/fs_patch.c \
 	src/verbs/fs_tree.c \
 	src/verbs/proc_run.c \
 	src/verbs/proc_session.c \
