@@ -285,8 +285,9 @@ static int64_t dir_bytes(int root_fd, const char *id)
 }
 
 /* Keeps the newest changes within the bounds (the newest always), and removes staging
- * directories of processes that are gone. Under the lock of the history directory. */
-static void prune(int root_fd)
+ * directories of processes that are gone. Under the lock of the history directory. Adding up the
+ * kept contents reads every record, so it is done only when sizes is set (see finish). */
+static void prune(int root_fd, bool sizes)
 {
 	char **ids;
 	size_t n;
@@ -294,7 +295,8 @@ static void prune(int root_fd)
 		return;
 	int64_t bytes = 0;
 	for (size_t i = 0; i < n; i++) {
-		bytes += dir_bytes(root_fd, ids[i]);
+		if (sizes || i >= HERMES_HISTORY_MAX_CHANGES)
+			bytes += dir_bytes(root_fd, ids[i]);
 		if (i > 0 && (i >= HERMES_HISTORY_MAX_CHANGES || bytes > HERMES_HISTORY_MAX_BYTES))
 			remove_dir(root_fd, ids[i]);
 	}
@@ -353,8 +355,10 @@ void hermes_history_finish(hermes_history_t *h, bool done)
 			char id[24];
 			snprintf(id, sizeof id, "%016llu", next);
 			kept = renameat(h->root_fd, h->stage, h->root_fd, id) == 0;
+			/* The sizes are added up every 16th change, and after any change that kept
+			 * more than 1 MiB: the byte bound is overshot by at most 15 small changes. */
 			if (kept)
-				prune(h->root_fd);
+				prune(h->root_fd, next % 16 == 0 || dir_bytes(h->root_fd, id) > (1 << 20));
 		}
 		flock(h->root_fd, LOCK_UN);
 	}
