@@ -147,6 +147,28 @@ START_TEST(history_is_bounded)
 }
 END_TEST
 
+/* Old contents over 64 MiB in all: the oldest records go, the newest stays. */
+START_TEST(history_is_bounded_in_bytes)
+{
+	size_t size = 30u << 20;
+	char *big = malloc(size);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'x', size);
+	for (int i = 0; i < 3; i++) {
+		vt_put_bytes("ws/big.bin", big, size); /* by another program: a new 30 MiB file */
+		vt_ok(vt_call("fs.writeFile", vt_args("path", "big.bin", "content", "small\n", NULL)));
+	}
+	free(big);
+	ck_assert_int_eq(history_length(), 2); /* 2 x 30 MiB kept; a third would pass 64 MiB */
+	vt_ok(undo(change(0, NULL)));
+	size_t len;
+	char *got = vt_get("ws/big.bin", &len);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(len, size);
+	free(got);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("verbs-history");
@@ -157,6 +179,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, binary_content_comes_back);
 	tcase_add_test(tc, changed_since_is_a_conflict);
 	tcase_add_test(tc, history_is_bounded);
+	tcase_add_test(tc, history_is_bounded_in_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
