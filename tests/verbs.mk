@@ -21,6 +21,12 @@ tests_check_fs_commit_CFLAGS = $(tests_check_cflags) -pthread
 tests_check_fs_commit_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_fs_commit
 
+check_PROGRAMS += tests/check_verbs_history
+tests_check_verbs_history_SOURCES = tests/check_verbs_history.c $(verbs_check_sources)
+tests_check_verbs_history_CFLAGS = $(tests_check_cflags)
+tests_check_verbs_history_LDADD = $(tests_check_libs)
+TESTS += tests/check_verbs_history
+
 check_PROGRAMS += tests/check_verbs_tree
 tests_check_verbs_tree_SOURCES = tests/check_verbs_tree.c $(verbs_check_sources)
 tests_check_verbs_tree_CFLAGS = $(tests_check_cflags)

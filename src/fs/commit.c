@@ -13,6 +13,7 @@
 #include "core/fdio.h"
 #include "core/verb.h"
 #include "fs/commit.h"
+#include "fs/history.h"
 #include "fs/journal.h"
 
 /* How many times a commit starts over when a writer that takes no lock changed a file between the
@@ -313,9 +314,20 @@ static int check_ops(entry_t *es, size_t n, hermes_error_t *err)
 }
 
 /* Writes the new content of a WRITE entry to its temporary file (e->tmpname) beside its target. */
-static int write_temp(entry_t *e)
+static int write_temp(const hermes_ws_t *ws, entry_t *e)
 {
 	const struct stat *like = e->f->exists ? &e->st : NULL;
+	if (e->f->new_link) {
+		hermes_ws_loc_t from;
+		if (hermes_ws_locate(ws, e->f->new_link, 0, &from) == 0) {
+			bool ok = from.exists && S_ISREG(from.st.st_mode) &&
+			          linkat(from.dirfd, from.name, e->loc.dirfd, e->tmpname, 0) == 0 &&
+			          fstatat(e->loc.dirfd, e->tmpname, &e->newst, AT_SYMLINK_NOFOLLOW) == 0;
+			hermes_ws_loc_close(&from);
+			if (ok)
+				return 0;
+		}
+	}
 	/* Its name (random, with our pid) is already in the journal: a clash is not retried. */
 	e->tmpfd = openat(e->loc.dirfd, e->tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	                  like ? 0600 : 0666);
@@ -405,7 +417,8 @@ static void remove_temps(entry_t *es, size_t n)
 /* Writes the temporaries and the journal, puts every change in place, removes the journal.
  * 0, 1 (changed by a writer that takes no lock: all undone, try again), -1 (err filled, all
  * undone). */
-static int apply_all(const hermes_ws_t *ws, entry_t *es, size_t n, hermes_error_t *err)
+static int apply_all(const hermes_ws_t *ws, const char *verb, entry_t *es, size_t n,
+                     hermes_error_t *err)
 {
 	size_t nchg = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -453,7 +466,7 @@ static int apply_all(const hermes_ws_t *ws, entry_t *es, size_t n, hermes_error_
 			free(tp);
 		}
 		if (rc == 0)
-			rc = write_temp(e);
+			rc = write_temp(ws, e);
 		if (rc == 0)
 			hermes_journal_crash_point();
 	}
@@ -498,6 +511,13 @@ static int apply_all(const hermes_ws_t *ws, entry_t *es, size_t n, hermes_error_
 		}
 		hermes_journal_crash_point();
 	}
+	/* The record for fs.undo: the old files kept before any of them is replaced. */
+	hermes_history_t *hist = verb ? hermes_history_start(ws, verb) : NULL;
+	int *hidx = hist ? calloc(n, sizeof *hidx) : NULL;
+	for (size_t i = 0; hidx && i < n; i++)
+		if (es[i].f->op != HERMES_COMMIT_KEEP)
+			hidx[i] = hermes_history_file(hist, es[i].loc.dirfd, es[i].loc.name,
+			                              es[i].f->exists ? &es[i].st : NULL);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (es[i].f->op == HERMES_COMMIT_KEEP)
 			continue;
@@ -506,6 +526,12 @@ static int apply_all(const hermes_ws_t *ws, entry_t *es, size_t n, hermes_error_
 		if (rc == 0)
 			hermes_journal_crash_point();
 	}
+	for (size_t i = 0; hidx && i < n; i++)
+		if (es[i].f->op != HERMES_COMMIT_KEEP)
+			hermes_history_after(hist, hidx[i], es[i].f->op == HERMES_COMMIT_WRITE ? &es[i].newst
+			                                                                   : NULL);
+	hermes_history_finish(hist, rc == 0 && hidx);
+	free(hidx);
 	if (rc) {
 		if (je)
 			hermes_journal_rollback(ws, j.dir_fd, je, nje);
@@ -554,9 +580,9 @@ static void fill_versions(entry_t *es, size_t n, bool dry)
 }
 
 /* One attempt: lock, read, check, compute, commit. 0, 1 (start over), -1 (err filled). */
-static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t *es, size_t n,
-                   lock_t *locks, unsigned flags, hermes_commit_compute_fn compute, void *ctx,
-                   hermes_error_t *err)
+static int attempt(const char *verb, const hermes_ws_t *ws, const hermes_cancel_t *cancel,
+                   entry_t *es, size_t n, lock_t *locks, unsigned flags,
+                   hermes_commit_compute_fn compute, void *ctx, hermes_error_t *err)
 {
 	size_t nl = 0, bad = 0;
 	bool name_lock = false;
@@ -596,12 +622,13 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
 			free(es[i].f->new_data);
 			es[i].f->new_data = NULL;
 			es[i].f->new_len = 0;
+			es[i].f->new_link = NULL;
 			es[i].f->op = HERMES_COMMIT_KEEP;
 		}
 		rc = compute(ctx, es[0].f, n, err) < 0 ? -1 : check_ops(es, n, err);
 	}
 	if (rc == 0 && !(flags & HERMES_COMMIT_DRY_RUN))
-		rc = apply_all(ws, es, n, err);
+		rc = apply_all(ws, verb, es, n, err);
 	if (rc == 0)
 		fill_versions(es, n, flags & HERMES_COMMIT_DRY_RUN);
 	unlock_all(es, n, locks, nl);
@@ -611,6 +638,13 @@ static int attempt(const hermes_ws_t *ws, const hermes_cancel_t *cancel, entry_t
 int hermes_commit_run(const hermes_ws_t *ws, const hermes_cancel_t *cancel,
                       hermes_commit_file_t *files, size_t n, unsigned flags,
                       hermes_commit_compute_fn compute, void *ctx, hermes_error_t *err)
+{
+	return hermes_commit_run_as(NULL, ws, cancel, files, n, flags, compute, ctx, err);
+}
+
+int hermes_commit_run_as(const char *verb, const hermes_ws_t *ws, const hermes_cancel_t *cancel,
+                         hermes_commit_file_t *files, size_t n, unsigned flags,
+                         hermes_commit_compute_fn compute, void *ctx, hermes_error_t *err)
 {
 	if (n == 0 || !compute) {
 		hermes_error_set(err, HERMES_E_INVALID_ARGUMENT, "a change set needs at least one file");
@@ -640,7 +674,7 @@ int hermes_commit_run(const hermes_ws_t *ws, const hermes_cancel_t *cancel,
 			rc = -1;
 			break;
 		}
-		rc = attempt(ws, cancel, es, n, locks, flags, compute, ctx, err);
+		rc = attempt(verb, ws, cancel, es, n, locks, flags, compute, ctx, err);
 		if (rc != 1)
 			break;
 	}

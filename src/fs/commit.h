@@ -80,6 +80,10 @@ typedef struct hermes_commit_file {
 	hermes_commit_op_t op;
 	char *new_data;               /* malloc'd by compute; the mechanism owns and frees it */
 	size_t new_len;
+	const char *new_link;         /* optional, borrowed: a file (path from the root) whose inode
+	                               * becomes the new version by a hard link, keeping its version
+	                               * token (fs.undo puts a kept old file back so); new_data is
+	                               * written instead where no link can be made */
 	/* out */
 	char new_version[HERMES_FILE_VERSION_MAX]; /* WRITE: the new file's version; KEEP: the old
 	                                            * version; DELETE: "" (also "" after a dry run
@@ -105,6 +109,13 @@ typedef int (*hermes_commit_compute_fn)(void *ctx, hermes_commit_file_t *files, 
 int hermes_commit_run(const hermes_ws_t *ws, const hermes_cancel_t *cancel,
                       hermes_commit_file_t *files, size_t n, unsigned flags,
                       hermes_commit_compute_fn compute, void *ctx, hermes_error_t *err);
+
+/* hermes_commit_run(), and the change is recorded in .hermes/history (fs/history.h) as made by
+ * verb (e.g. "fs.applyPatch"), so that fs.undo can revert it; NULL: not recorded. A change that
+ * cannot be recorded is still made. */
+int hermes_commit_run_as(const char *verb, const hermes_ws_t *ws, const hermes_cancel_t *cancel,
+                         hermes_commit_file_t *files, size_t n, unsigned flags,
+                         hermes_commit_compute_fn compute, void *ctx, hermes_error_t *err);
 
 /* Frees what the mechanism and compute left in files[0..n) (old_data, new_data, priv); the "in"
  * and "out" fields stay readable. */

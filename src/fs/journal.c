@@ -70,7 +70,7 @@ static int fsync_dir(int dirfd)
 }
 
 /* Creates .hermes/.gitignore (which keeps .hermes out of git) if it is missing. */
-static int make_hermes_dir(const hermes_ws_t *ws)
+int hermes_journal_make_hermes_dir(const hermes_ws_t *ws)
 {
 	hermes_ws_loc_t loc;
 	int rc = hermes_ws_locate(ws, ".hermes/.gitignore", HERMES_WS_MKDIRS, &loc);
@@ -96,7 +96,7 @@ int hermes_journal_name_lock(const hermes_ws_t *ws, const char *path, int *fd)
 		h = (h ^ *p) * 16777619u;
 	char rel[32];
 	snprintf(rel, sizeof rel, ".hermes/locks/%02x", (unsigned)(h ^ (h >> 8) ^ (h >> 16) ^ (h >> 24)) & 0xff);
-	int rc = make_hermes_dir(ws);
+	int rc = hermes_journal_make_hermes_dir(ws);
 	hermes_ws_loc_t loc;
 	if (rc == 0)
 		rc = hermes_ws_locate(ws, rel, HERMES_WS_MKDIRS, &loc);
@@ -113,7 +113,7 @@ static int open_root(const hermes_ws_t *ws, bool create, int *fd)
 {
 	hermes_ws_loc_t loc;
 	int rc;
-	if (create && (rc = make_hermes_dir(ws)) != 0)
+	if (create && (rc = hermes_journal_make_hermes_dir(ws)) != 0)
 		return rc;
 	rc = hermes_ws_locate(ws, ".hermes/journal/.keep", create ? HERMES_WS_MKDIRS : 0, &loc);
 	if (rc)

@@ -44,6 +44,10 @@ typedef struct hermes_journal {
 	char name[64]; /* its current name (t-, j- or d-) */
 } hermes_journal_t;
 
+/* Creates .hermes (with a .gitignore that keeps it out of git) if it is missing. 0 or an error
+ * code. */
+int hermes_journal_make_hermes_dir(const hermes_ws_t *ws);
+
 /* The lock of a file that does not exist yet (commit.h): one of 256 files .hermes/locks/<hh>, by
  * a hash of its canonical path, opened into *fd (created, with .hermes, if need be). Two commits
  * creating the same file take the same lock; a collision only serialises unrelated ones. 0 or an

@@ -1,7 +1,8 @@
 # src/fs: the file-system mechanisms the verb handlers stand on, with no idea of verbs or
 # envelopes: confinement to the workspace (workspace.h), atomic writes (atomic.h), one writer at
 # a time per file and version tokens (filelock.h), change sets over several files committed all
-# or nothing (commit.h, with its journal journal.h), the sweep of what a killed Hermes leaves
+# or nothing (commit.h, with its journal journal.h), the record of changes for undo (history.h),
+# the sweep of what a killed Hermes leaves
 # (sweep.h), line scanning (lines.h) and remembered line counts (linecount.h), unified diffs
 # (diff.h), patches in three formats (patch.h) applied by tolerant matching (match.h,
 # patch_apply.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
@@ -13,6 +14,7 @@ libhermes_fs_la_SOURCES = \
 	src/fs/atomic.c src/fs/atomic.h \
 	src/fs/filelock.c src/fs/filelock.h \
 	src/fs/commit.c src/fs/commit.h src/fs/journal.c src/fs/journal.h \
+	src/fs/history.c src/fs/history.h \
 	src/fs/sweep.c src/fs/sweep.h \
 	src/fs/lines.c src/fs/lines.h \
 	src/fs/linecount.c src/fs/linecount.h \

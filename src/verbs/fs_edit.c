@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/fdio.h"
 #include "fs/atomic.h"
+#include "fs/history.h"
 #include "fs/diff.h"
 #include "fs/filelock.h"
 #include "verbs/handlers.h"
@@ -314,7 +315,11 @@ static int edit_once(const hermes_call_t *call, const hermes_fs_edit_file_args_t
 	if (args->dry_run) {
 		now = st;
 	} else {
+		hermes_history_t *hist = hermes_history_start(call->host, "fs.editFile");
+		int hi = hermes_history_file(hist, loc->dirfd, loc->name, &st);
 		rc = hermes_atomic_replace(loc->dirfd, loc->name, &st, &st, after.data, after.len, &now);
+		hermes_history_after(hist, hi, &now);
+		hermes_history_finish(hist, rc == 0); /* for fs.undo */
 		if (rc == HERMES_WS_ECHANGED && !last) {
 			free(result->diff);
 			result->diff = NULL;

@@ -272,8 +272,8 @@ void hermes_verb_fs_apply_patch(const hermes_call_t *call, const void *args_, vo
 	if (plan(args, &p, files, &n, out, result) != 0)
 		goto done;
 	ctx_t c = {.call = call, .patch = &p, .out = out};
-	int rc = hermes_commit_run(call->host, call->cancel, files, n,
-	                           args->dry_run ? HERMES_COMMIT_DRY_RUN : 0, compute, &c, &err);
+	int rc = hermes_commit_run_as("fs.applyPatch", call->host, call->cancel, files, n,
+	                              args->dry_run ? HERMES_COMMIT_DRY_RUN : 0, compute, &c, &err);
 	if (rc != 0)
 		hermes_result_fail(result, err.code ? err.code : HERMES_E_INTERNAL, "%s", err.message);
 	else if (fill(result, &p, files, out) != 0)

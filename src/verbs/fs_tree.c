@@ -4,7 +4,8 @@
  * ever replaced (RENAME_NOREPLACE, or a link that fails if the name exists). fs.deleteFile and
  * fs.moveFile of a regular file hold its writer lock (fs/filelock.h) while they remove or rename
  * it, so an edit racing them either lands before (and is deleted or moved with the file) or finds
- * the file gone: it can neither bring the old name back nor report text that is gone. */
+ * the file gone: it can neither bring the old name back nor report text that is gone. Deletes,
+ * moves and copies of regular files are recorded for fs.undo (fs/history.h). */
 #include <config.h>
 
 #include <dirent.h>
@@ -17,6 +18,7 @@
 
 #include "fs/atomic.h"
 #include "fs/filelock.h"
+#include "fs/history.h"
 #include "verbs/handlers.h"
 #include "fs/workspace.h"
 
@@ -51,14 +53,13 @@ static void fail_two(void *result, int rc, const char *verb, const char *src, co
  * is removed or renamed: *fd is the lock (-1 if name is not a regular file: nothing to lock).
  * 0 or an error code (-ENOENT: removed meanwhile). */
 static int lock_victim(const hermes_call_t *call, int dirfd, const char *name,
-                       const struct stat *st, int *fd)
+                       const struct stat *st, int *fd, struct stat *now)
 {
 	*fd = -1;
 	if (!S_ISREG(st->st_mode))
 		return 0;
-	struct stat now;
-	int rc = hermes_file_lock(dirfd, name, call->cancel, fd, &now);
-	if (rc == 0 && !S_ISREG(now.st_mode)) {
+	int rc = hermes_file_lock(dirfd, name, call->cancel, fd, now);
+	if (rc == 0 && !S_ISREG(now->st_mode)) {
 		close(*fd);
 		*fd = -1; /* replaced by something else meanwhile: acted on as it is now */
 	}
@@ -89,9 +90,16 @@ void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, vo
 		hermes_ws_fail(result, -ENOTDIR, action, args->path);
 	} else {
 		int fd;
-		rc = lock_victim(call, loc.dirfd, loc.name, &loc.st, &fd);
+		struct stat st;
+		hermes_history_t *hist = NULL;
+		rc = lock_victim(call, loc.dirfd, loc.name, &loc.st, &fd, &st);
+		if (rc == 0 && fd >= 0) { /* a regular file's removal is recorded for fs.undo */
+			hist = hermes_history_start(call->host, "fs.deleteFile");
+			hermes_history_file(hist, loc.dirfd, loc.name, &st);
+		}
 		if (rc == 0 && unlinkat(loc.dirfd, loc.name, 0) < 0)
 			rc = -errno;
+		hermes_history_finish(hist, rc == 0);
 		if (rc)
 			hermes_ws_fail(result, rc, action, args->path);
 		if (fd >= 0)
@@ -178,7 +186,15 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 		return;
 	}
 	int lockfd;
-	rc = lock_victim(call, src.dirfd, src.name, &src.st, &lockfd);
+	struct stat locked;
+	rc = lock_victim(call, src.dirfd, src.name, &src.st, &lockfd, &locked);
+	hermes_history_t *hist = NULL;
+	int hsrc = -1, hdst = -1;
+	if (rc == 0 && lockfd >= 0) { /* a regular file's move is recorded for fs.undo */
+		hist = hermes_history_start(call->host, "fs.moveFile");
+		hsrc = hermes_history_file(hist, src.dirfd, src.name, &locked);
+		hdst = hermes_history_file(hist, dst.dirfd, dst.name, NULL);
+	}
 	if (rc) {
 		hermes_ws_fail(result, rc, "move", args->source_path);
 		hermes_ws_loc_close(&src);
@@ -223,6 +239,13 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 		sync_dir(dst.dirfd);
 		sync_dir(src.dirfd);
 	}
+	if (hist) {
+		struct stat moved;
+		bool there = rc == 0 && fstatat(dst.dirfd, dst.name, &moved, AT_SYMLINK_NOFOLLOW) == 0;
+		hermes_history_after(hist, hsrc, NULL);
+		hermes_history_after(hist, hdst, there ? &moved : NULL);
+		hermes_history_finish(hist, there);
+	}
 	if (rc == -EEXIST || rc == -ENOTEMPTY)
 		fail_two(result, -EEXIST, "move", args->source_path, args->destination_path);
 	else if (rc)
@@ -246,7 +269,13 @@ void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void
 	hermes_ws_loc_t dst;
 	if (locate_destination(call, "copy", args->source_path, args->destination_path, result, &dst) == 0) {
 		posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+		hermes_history_t *hist = hermes_history_start(call->host, "fs.copyFile");
+		int hi = hermes_history_file(hist, dst.dirfd, dst.name, NULL);
 		int rc = copy_into(in, &st, dst.dirfd, dst.name, call);
+		struct stat copied;
+		bool there = rc == 0 && fstatat(dst.dirfd, dst.name, &copied, AT_SYMLINK_NOFOLLOW) == 0;
+		hermes_history_after(hist, hi, there ? &copied : NULL);
+		hermes_history_finish(hist, there);
 		if (rc)
 			fail_two(result, rc, "copy", args->source_path, args->destination_path);
 		hermes_ws_loc_close(&dst);

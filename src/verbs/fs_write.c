@@ -1,7 +1,8 @@
 /* verbs/fs_write.c: fs.writeFile and fs.writeRange. Both build the new version in a temporary file
  * next to the target and rename it into place (fs/atomic.h), so nobody ever sees a partial file;
  * the target keeps its permission bits, and a symlink inside the workspace is written through.
- * Over an existing file both hold its writer lock (fs/filelock.h) from the read to the rename. */
+ * Over an existing file both hold its writer lock (fs/filelock.h) from the read to the rename.
+ * Each change is recorded for fs.undo (fs/history.h). */
 #include <config.h>
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include "fs/atomic.h"
 #include "fs/commit.h"
 #include "fs/filelock.h"
+#include "fs/history.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
@@ -102,8 +104,12 @@ static int write_once(const hermes_call_t *call, const hermes_fs_write_file_args
 		if (hermes_verbs_check_version(args->expected_version, exists ? &st : NULL, "write",
 		                               args->path, result) < 0)
 			goto out;
+		hermes_history_t *hist = hermes_history_start(call->host, "fs.writeFile");
+		int hi = hermes_history_file(hist, loc->dirfd, loc->name, exists ? &st : NULL);
 		rc = hermes_atomic_replace(loc->dirfd, loc->name, exists ? &st : NULL,
 		                           exists ? &st : NULL, args->content, strlen(args->content), &now);
+		hermes_history_after(hist, hi, &now);
+		hermes_history_finish(hist, rc == 0);
 	}
 	if (rc == HERMES_WS_ECHANGED && !last) {
 		if (fd >= 0)
@@ -291,7 +297,11 @@ static int write_range_once(const hermes_call_t *call, const hermes_fs_write_ran
 		rc = -errno;
 		goto fail;
 	}
+	hermes_history_t *hist = hermes_history_start(call->host, "fs.writeRange");
+	int hi = hermes_history_file(hist, loc->dirfd, loc->name, &st);
 	rc = hermes_atomic_commit(&at, true);
+	hermes_history_after(hist, hi, &now);
+	hermes_history_finish(hist, rc == 0);
 	if (rc == HERMES_WS_ECHANGED && !last) {
 		again = 1;
 		goto out;
