@@ -84,9 +84,12 @@ static void run_request(hermes_pool_job_t *job)
 	hermes_reply_t r;
 
 	/* Only a LONG verb watches a cancellation token (and a call that wants progress reports);
-	 * the others run to the end anyway, so they are spared the descriptor it costs. */
+	 * the others run to the end anyway. Every call run by a worker gets a token for the memory
+	 * hook (fs.readRange says what its lines hold), but an INSTANT one on the reader, which
+	 * builds nothing big and is spared the descriptor it costs. */
 	hermes_cancel_t *token = NULL;
-	if ((req->job.blocking || req->progress_token) && (token = hermes_cancel_new()) == NULL)
+	bool cancellable = req->job.blocking || req->progress_token;
+	if (!(req->send_flags & HERMES_SEND_GATHER) && (token = hermes_cancel_new()) == NULL)
 		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
 	if (token && req->progress_token)
 		hermes_cancel_set_progress(token, send_progress, req);
@@ -95,7 +98,7 @@ static void run_request(hermes_pool_job_t *job)
 	pthread_mutex_lock(&srv->lock);
 	req->started = true;
 	bool cancelled = req->cancel_requested;
-	req->token = cancelled ? NULL : token;
+	req->token = cancelled || !cancellable ? NULL : token;
 	pthread_mutex_unlock(&srv->lock);
 	if (cancelled) {
 		/* cancelled between leaving the queue and starting: it never runs */
@@ -125,13 +128,13 @@ static void run_request(hermes_pool_job_t *job)
 	memset(&err, 0, sizeof err);
 	hermes_outcome_t outcome = hermes_execute_json(req->ex, req->verb, req->params, req->msg->body,
 	                                               0, token, &result, &err);
-	if (token) {
+	if (token && cancellable) {
 		pthread_mutex_lock(&srv->lock);
 		req->token = NULL;
 		cancelled = req->cancel_requested;
 		pthread_mutex_unlock(&srv->lock);
-		hermes_cancel_free(token);
 	}
+	hermes_cancel_free(token);
 
 	if (req->id == NULL) {
 		free(result);
