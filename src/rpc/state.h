@@ -117,6 +117,7 @@ typedef struct pending_id {
 struct hermes_budget {
 	atomic_size_t held;             /* bytes of the messages alive (text and tree) */
 	atomic_size_t queued;           /* bytes of replies the transport holds (hold_replies) */
+	atomic_size_t inflight;         /* requests queued or running, all sessions together */
 	pthread_mutex_t lock;           /* guards results */
 	size_t results;                 /* results being built, as announced (requests.c) */
 	pthread_cond_t room;            /* signalled when results go down, and when replies were

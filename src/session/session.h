@@ -140,7 +140,7 @@ void hermes_budget_hold_replies(hermes_budget_t *b, size_t bytes);
 void hermes_budget_release_replies(hermes_budget_t *b, size_t bytes);
 
 /* What the sessions of a budget (the process's) hold for their clients at most, all together
- * (requests in flight: per session); past one of these hermes_session_may_read says no until
+ * (requests in flight too); past one of these hermes_session_may_read says no until
  * there is room again (backpressure), so memory stays bounded whatever the clients send and
  * however slowly they read. Documented in PROTOCOL.md. */
 #define HERMES_SERVER_MAX_VALUES       (256 * 1024)  /* JSON values in one message */
