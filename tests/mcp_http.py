@@ -535,5 +535,74 @@ def test_memory_bound_is_the_servers():
               "answered whole" % (sessions, each, size / 1e6, peak / 1024))
 
 
+def big_file(root, name="big.txt", lines=150000):
+    """An 11 MB text file (lines=150000) in root; its size."""
+    line = "%07d: the same text again and again, to be read whole by fs.readFile\n"
+    with open(os.path.join(root, name), "w") as f:
+        f.write("".join(line % i for i in range(lines)))
+    return os.path.getsize(os.path.join(root, name))
+
+
+def raw_call(h, name, arguments, id=1, meta=None, rcvbuf=None):
+    """A 2026 tools/call sent on a socket of its own, not read: the socket. rcvbuf: a small
+    receive buffer, so that the kernel does not take much of an unread reply off the server."""
+    params = {"name": name, "arguments": arguments,
+              "_meta": dict({PV: MODERN, CAPS: {}}, **(meta or {}))}
+    body = json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": params}).encode()
+    host, port = h.hostport.rsplit(":", 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.connect((host, int(port)))
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+              b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: %s\r\n"
+              b"Mcp-Method: tools/call\r\nMcp-Name: %s\r\nConnection: close\r\n"
+              b"Content-Length: %d\r\n\r\n%s"
+              % (h.path.encode(), MODERN.encode(), name.encode(), len(body), body))
+    return s
+
+
+def read_all(s, within=60):
+    """Everything the server sends on s until it closes it (or within seconds pass)."""
+    s.settimeout(within)
+    data = bytearray()
+    try:
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    except (ConnectionResetError, socket.timeout):
+        pass
+    s.close()
+    return bytes(data)
+
+
+def test_one_unread_reply_does_not_stall_the_others():
+    """Client A asks for an 11 MB file and reads nothing; client B's calls are answered at once,
+    not after A's timeout (29 s when A's unread reply held the whole replies' bound): the
+    quick fs_exists (run by the reader), fs_readRange (run by a worker) and a small
+    fs_readFile (whose result is announced)."""
+    with Http(args=["--http-timeout=20"]) as h:
+        big_file(h.root)
+        with open(os.path.join(h.root, "small.txt"), "w") as f:
+            f.write("one\ntwo\nthree\n")
+        hog = [raw_call(h, "fs_readFile", {"path": "big.txt"}, id=k, rcvbuf=4096)
+               for k in range(2)]
+        time.sleep(2)  # its replies are made, and wait for the client
+        for name, args, key in (("fs_exists", {"path": "small.txt"}, "exists"),
+                                ("fs_readRange", {"path": "small.txt", "startLine": 1,
+                                                  "endLine": 2}, "content"),
+                                ("fs_readFile", {"path": "small.txt"}, "content")):
+            t0 = time.monotonic()
+            st, r, body = h.modern("tools/call", {"name": name, "arguments": args})
+            took = time.monotonic() - t0
+            check(st == 200 and key in body["result"]["structuredContent"], (st, body))
+            check(took < 3, "%s waited %.1f s behind another client's unread reply" % (name, took))
+        for s in hog:
+            s.close()
+
+
 if __name__ == "__main__":  # tests/mcp_http_abuse.py borrows Http
     run_tests(globals())

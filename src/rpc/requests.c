@@ -22,10 +22,14 @@ static void send_progress(void *ctx, double progress, double total, const char *
 	req->answer->progress(req->ch, req->progress_token, progress, total, message);
 }
 
-/* Whether a result of want more bytes may be built now: the client reads its replies (fewer
- * than the bound wait for it on the request's channel, and in the budget: the replies of all the
- * process's sessions) and the results being built in the budget leave room for it (or there are
- * none: one result larger than the bound still goes, alone). */
+/* Whether a request may start (want 0), or a result of want more bytes be built now. Its own
+ * client reads its replies (fewer than the bound wait for it on the request's channel), and the
+ * results being built in the budget leave room for it (or there are none: one result larger than
+ * the bound still goes, alone). The replies the other clients have not read (over HTTP: the
+ * budget's) stop only a result: past their bound, one still goes if the replies and the results
+ * together stay under the replies' bound and half the results' (32 MiB). So a client that does
+ * not read holds up the big results of the others until its timeout, never their small calls
+ * (fs.exists, a small file). */
 static bool result_room(request_t *req, size_t want, bool *stop)
 {
 	server_t *srv = req->srv;
@@ -36,11 +40,14 @@ static bool result_room(request_t *req, size_t want, bool *stop)
 	*stop = req->cancel_requested || atomic_load(&srv->client_gone);
 	pthread_mutex_unlock(&srv->lock);
 	pthread_mutex_lock(&b->lock);
-	bool out = queued < HERMES_SERVER_MAX_QUEUED_BYTES &&
-	           atomic_load(&b->queued) < HERMES_SERVER_MAX_QUEUED_BYTES;
-	size_t held = b->results;
-	bool room = out && (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
-	                                  want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
+	size_t held = b->results, replies = atomic_load(&b->queued);
+	bool room = queued < HERMES_SERVER_MAX_QUEUED_BYTES &&
+	            (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
+	                           want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
+	if (room && want && replies >= HERMES_SERVER_MAX_QUEUED_BYTES)
+		room = want <= HERMES_SERVER_MAX_RESULT_BYTES / 2 &&
+		       replies + held + want <= HERMES_SERVER_MAX_QUEUED_BYTES +
+		                                HERMES_SERVER_MAX_RESULT_BYTES / 2;
 	if (room && !*stop && want) {
 		b->results += want;
 		req->result_bytes += want;

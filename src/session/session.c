@@ -282,11 +282,13 @@ static size_t queued(server_t *srv)
 static bool over_bounds(server_t *srv, bool waiting)
 {
 	unsigned shift = waiting ? 1 : 0;
-	/* requests in flight: the process's, whatever session holds them (HTTP runs many) */
+	/* The replies the transport holds past its default channel (HTTP: one request's on each
+	 * connection) do not stop the reading: a client that does not read its reply would stop
+	 * every other client's (a connection carries one request at a time, and a request whose
+	 * result is big waits for room in the budget before it builds it: requests.c). */
 	return atomic_load(&srv->budget->inflight) >= (HERMES_SERVER_MAX_INFLIGHT >> shift) ||
 	       atomic_load(&srv->budget->held) >= (HERMES_SERVER_MAX_HELD_BYTES >> shift) ||
-	       queued(srv) + atomic_load(&srv->budget->queued) >=
-	               (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
+	       queued(srv) >= (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
 }
 
 /* Not while the client holds too much. The flag is published before the second look, so a

@@ -134,7 +134,9 @@ typedef struct hermes_budget hermes_budget_t;
 hermes_budget_t *hermes_budget_new(void); /* NULL if memory lacks */
 void hermes_budget_free(hermes_budget_t *b); /* after the last session using it; NULL is fine */
 /* A transport holds bytes of replies past what its channels' queued() report (HTTP: from send()
- * until the response is gone): counted against the replies' bound, while held. Any thread. */
+ * until they are written): counted against the replies' bound, while held, where a result waits
+ * for room before it is built; they do not stop the reading (another client's request must not
+ * wait for a client that does not read). Any thread. */
 void hermes_budget_hold_replies(hermes_budget_t *b, size_t bytes);
 /* They are gone (written, or the client left): waiting work may go on. Any thread. */
 void hermes_budget_release_replies(hermes_budget_t *b, size_t bytes);
