@@ -579,6 +579,72 @@ def read_all(s, within=60):
     return bytes(data)
 
 
+def test_sse_replies_count_in_the_memory_bound():
+    """24 tools/call fs_readFile of a 4 MB file that ask for progress (so their answers stream as
+    text/event-stream), not read for three seconds: the streamed bytes count in the server's
+    budget like a JSON reply's until they are written, so the peak RSS stays under 96 MiB
+    (214-224 MiB when a message stopped counting as its stream began); then every stream ends
+    with the whole answer."""
+    n = 24
+    with Http() as h:
+        size = big_file(h.root, lines=55000)
+        socks = [raw_call(h, "fs_readFile", {"path": "big.txt"}, id=k,
+                          meta={"progressToken": "p%d" % k}) for k in range(n)]
+        time.sleep(3)  # of not reading
+        peak = rss_kib(h.proc.pid, "VmHWM")
+        results = [None] * n
+
+        def read(k):
+            data = read_all(socks[k])
+            head, _, payload = data.partition(b"\r\n\r\n")
+            ok = head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head
+            if ok:
+                # the chunked framing of the stream: undo it, then read its events
+                body, rest = bytearray(), payload
+                while rest:
+                    ln, _, rest = rest.partition(b"\r\n")
+                    if int(ln, 16) == 0:
+                        break
+                    body += rest[:int(ln, 16)]
+                    rest = rest[int(ln, 16) + 2:]
+                events = sse_events(bytes(body))
+                last = events[-1] if events else {}
+                ok = last.get("id") == k and last["result"]["structuredContent"]["content"].count(
+                    "the same text again") == 55000 and len(events) > 1
+            results[k] = ok or head[:300]
+
+        threads = [threading.Thread(target=read, args=(k,)) for k in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        whole = sum(1 for r in results if r is True)
+        check(whole == n, "%d of %d streams whole: %r" % (whole, n, [r for r in results
+                                                                     if r is not True][:3]))
+        if not sanitized(h.proc.pid):
+            check(peak < 96 * 1024, "peak RSS %.1f MiB with %d unread SSE answers of %.1f MB"
+                  % (peak / 1024, n, size / 1e6))
+        print("%d SSE answers of a %.1f MB file, not read for 3 s: peak RSS %.1f MiB; all whole"
+              % (n, size / 1e6, peak / 1024))
+
+
+def test_an_unread_sse_stream_gets_the_idle_timeout():
+    """A stream whose client stops reading is closed after --http-timeout, as a JSON reply's
+    connection is (it was never closed): the server does not hold its bytes for ever."""
+    with Http(args=["--http-timeout=2"]) as h:
+        big_file(h.root)
+        s = raw_call(h, "fs_readFile", {"path": "big.txt"}, meta={"progressToken": "p"},
+                     rcvbuf=4096)
+        time.sleep(7)  # the timeout, and more
+        data = read_all(s, within=20)
+        check(b"text/event-stream" in data[:1000], data[:300])
+        check(b'"structuredContent"' not in data,
+              "the unread stream was not closed: %d bytes, the whole answer" % len(data))
+        # and the server still answers
+        st, r, body = h.modern("tools/call", {"name": "fs_exists", "arguments": {"path": "."}})
+        check(st == 200 and body["result"]["structuredContent"]["exists"] is True, body)
+
+
 def test_one_unread_reply_does_not_stall_the_others():
     """Client A asks for an 11 MB file and reads nothing; client B's calls are answered at once,
     not after A's timeout (29 s when A's unread reply held the whole replies' bound): the

@@ -29,7 +29,10 @@ void hermes_http_req_unref(hreq_t *q)
 		free(m->body);
 		free(m);
 	}
-	free(q->cur);
+	if (q->cur) {
+		free(q->cur->body);
+		free(q->cur);
+	}
 	hermes_buf_free(&q->body);
 	free(q->id_text);
 	if (q->efd >= 0)
@@ -146,6 +149,9 @@ hreq_t *hermes_http_req_new(http_server_t *hs, conn_t *k)
 	q->refs = 1;
 	q->efd = -1;
 	q->tail = &q->head;
+	atomic_init(&q->taken_at, 0);
+	atomic_init(&q->streaming, false);
+	atomic_init(&q->idle, false);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->room, NULL);
 	return q;

@@ -7,8 +7,10 @@
 #define HERMES_TRANSPORT_HTTP_SERVER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -65,8 +67,8 @@ typedef struct hreq {
 	queued_t *head, **tail;
 	size_t queued;
 	size_t charged;                 /* bytes sent to it and held in the server's budget: until
-	                                   streamed (SSE), or until the request is freed (its JSON
-	                                   response with it) */
+	                                   handed to libmicrohttpd whole (SSE), or until the request
+	                                   is freed (its JSON response with it) */
 	bool final_queued;              /* the reply to the request is in the queue */
 	bool gone;                      /* the client left: what is sent is dropped */
 	bool headers_seen, too_large, answered;
@@ -74,10 +76,16 @@ typedef struct hreq {
 	char *id_text;                  /* the request's id as sent, for the reply's prefix */
 	legacy_t *legacy;               /* the 2025 session it belongs to, or NULL */
 	bool initialize;                /* a 2025 initialize: the reply names its new session */
-	/* the SSE stream being written */
-	char *cur;
-	size_t cur_len, cur_off;
+	/* the SSE stream being written: the message being handed to libmicrohttpd, framed as an
+	 * event on the fly (no copy), and how much of it was handed; it counts in the budget until
+	 * all of it was */
+	queued_t *cur;
+	size_t cur_off;
 	bool stream_done;
+	/* for the reaper: when libmicrohttpd last took bytes of the stream (monotonic ms), and
+	 * whether the stream waits for the session (then the client is not the one holding it) */
+	atomic_llong taken_at;
+	atomic_bool streaming, idle;
 } hreq_t;
 
 struct http_server {
@@ -138,6 +146,14 @@ static inline double hermes_http_since(const struct timespec *t)
 	struct timespec n;
 	hermes_http_now(&n);
 	return (double)(n.tv_sec - t->tv_sec) + (double)(n.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* CLOCK_MONOTONIC in ms. */
+static inline int64_t hermes_http_ms(void)
+{
+	struct timespec t;
+	hermes_http_now(&t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 static inline const char *hermes_http_header(struct MHD_Connection *c, const char *name)
