@@ -94,6 +94,16 @@ def test_nor_with_requests_run_by_workers():
     flood("fs.readRange", '{"path":"x","startLine":1,"endLine":2}')
 
 
+def test_a_million_requests_stay_under_the_bound():
+    # every allocation the flood makes counts: the replies, the messages, and what the threads'
+    # allocator keeps (see PROTOCOL.md, Memory)
+    flood("fs.exists", '{"path":"x"}', n=1000000)
+
+
+def test_a_million_requests_while_the_machine_is_loaded():
+    flood("fs.exists", '{"path":"x"}', n=1000000, load=2)
+
+
 BIG_RESULTS_KIB = 128 * 1024
 ARGS = {"fs.readFile": b'{"path":"big.txt"}',
         "fs.readRange": b'{"path":"big.txt","startLine":1,"endLine":150000}'}
