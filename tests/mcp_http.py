@@ -645,6 +645,17 @@ def test_an_unread_sse_stream_gets_the_idle_timeout():
         check(st == 200 and body["result"]["structuredContent"]["exists"] is True, body)
 
 
+def test_a_quiet_stream_read_by_its_client_is_not_timed_out():
+    """The idle timeout of a stream is for a client that does not read what it is given, not for
+    a tool that is quiet: a stream waiting 4 s for its program, --http-timeout=1, ends whole."""
+    with Http(args=["--http-timeout=1"]) as h:
+        st, r, body = h.modern("tools/call", {"name": "proc_run", "arguments": {
+            "executable": "sh", "arguments": ["-c", "echo up; sleep 4; echo done"]},
+            "_meta": {"progressToken": "p"}})
+        check(st == 200 and r.getheader("Content-Type").startswith("text/event-stream"), (st, body))
+        check(body and body[-1].get("id") == 1 and body[-1]["result"]["isError"] is False, body)
+
+
 def test_one_unread_reply_does_not_stall_the_others():
     """Client A asks for an 11 MB file and reads nothing; client B's calls are answered at once,
     not after A's timeout (29 s when A's unread reply held the whole replies' bound): the
