@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -17,6 +19,8 @@
 #include <openssl/rsa.h>
 
 #include "auth/jwt.h"
+#include "auth/rights.h"
+#include "core/desc.h"
 
 static void b64url(const unsigned char *in, size_t len, char *out)
 {
@@ -303,6 +307,106 @@ START_TEST(test_base64url_is_strict)
 }
 END_TEST
 
+
+/* ---- rights: scopes by trait, the static token file --------------------------------------- */
+
+static char token_dir[] = "/tmp/hermes-check-auth.XXXXXX";
+
+static const char *token_file(const char *name, const char *text, mode_t mode)
+{
+	static char path[256];
+	snprintf(path, sizeof path, "%s/%s", token_dir, name);
+	unlink(path);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+	return path;
+}
+
+static const hermes_verb_desc_t *verb(const char *name)
+{
+	const hermes_verb_desc_t *d = hermes_verb_desc_find(name);
+	ck_assert_ptr_nonnull(d);
+	return d;
+}
+
+START_TEST(test_scopes_follow_traits)
+{
+	ck_assert_str_eq(hermes_rights_scope_needed(verb("fs.readFile")), "hermes:read");
+	ck_assert_str_eq(hermes_rights_scope_needed(verb("fs.writeFile")), "hermes:write");
+	ck_assert_str_eq(hermes_rights_scope_needed(verb("proc.run")), "hermes:exec");
+	hermes_rights_t r = {hermes_rights_scopes_parse("openid hermes:read  hermes:exec"), false, NULL, NULL};
+	ck_assert_uint_eq(r.scopes, HERMES_SCOPE_READ | HERMES_SCOPE_EXEC);
+	ck_assert(hermes_rights_allow(&r, verb("fs.readRange")));
+	ck_assert(!hermes_rights_allow(&r, verb("fs.editFile")));
+	ck_assert(hermes_rights_allow(&r, verb("proc.run")));
+	ck_assert_uint_eq(hermes_rights_scopes_parse("hermes:readx hermes:"), 0);
+	ck_assert(hermes_rights_allow(NULL, verb("proc.run")));
+}
+END_TEST
+
+START_TEST(test_token_file_lines)
+{
+	hermes_token_file_t *f = NULL;
+	char why[512];
+	const char *p = token_file("one", "s3cret-token\n", 0600);
+	ck_assert_msg(hermes_token_file_load(p, &f, why, sizeof why) == 0, "%s", why);
+	const hermes_rights_t *r = hermes_token_file_match(f, "s3cret-token", 12);
+	ck_assert_ptr_nonnull(r);
+	ck_assert(hermes_rights_allow(r, verb("proc.run"))); /* a one-token file: every right */
+	ck_assert_ptr_null(hermes_token_file_match(f, "s3cret-toke", 11));
+	ck_assert_ptr_null(hermes_token_file_match(f, "s3cret-token2", 13));
+	hermes_token_file_free(f);
+
+	p = token_file("many", "# agents\nreader read-only\r\n\n  builder deny=proc.*\nfiles allow=fs.*,sys.* deny=fs.delete*\n", 0600);
+	ck_assert_msg(hermes_token_file_load(p, &f, why, sizeof why) == 0, "%s", why);
+	ck_assert_uint_eq(hermes_token_file_count(f), 3);
+	r = hermes_token_file_match(f, "reader", 6);
+	ck_assert(r && hermes_rights_allow(r, verb("fs.readFile")) && !hermes_rights_allow(r, verb("fs.writeFile")));
+	r = hermes_token_file_match(f, "builder", 7);
+	ck_assert(r && hermes_rights_allow(r, verb("fs.writeFile")) && !hermes_rights_allow(r, verb("proc.run")));
+	r = hermes_token_file_match(f, "files", 5);
+	ck_assert(r && hermes_rights_allow(r, verb("fs.writeFile")) && !hermes_rights_allow(r, verb("fs.deleteFile")));
+	ck_assert(!hermes_rights_allow(r, verb("proc.run")) && hermes_rights_allow(r, verb("sys.machineInfo")));
+	hermes_token_file_free(f);
+}
+END_TEST
+
+START_TEST(test_token_file_refusals)
+{
+	struct { const char *text; mode_t mode; const char *says; } bad[] = {
+		{"tok\n", 0644, "read by others"},
+		{"# nothing\n\n", 0600, "holds no token"},
+		{"tok write\n", 0600, "unknown word 'write'"},
+		{"tok\ntok\n", 0600, ":2: the token is given twice"},
+		{"tok allow=\n", 0600, "no globs"},
+		{"tok allow=a allow=b\n", 0600, "given twice"},
+		{"t\x01k\n", 0600, "printable ASCII"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		hermes_token_file_t *f = NULL;
+		char why[512] = "";
+		ck_assert_int_eq(hermes_token_file_load(token_file("bad", bad[i].text, bad[i].mode), &f, why, sizeof why), -1);
+		ck_assert_ptr_null(f);
+		ck_assert_msg(strstr(why, bad[i].says), "case %zu: '%s' does not say '%s'", i, why, bad[i].says);
+	}
+	/* a FIFO is refused at once instead of waiting for a writer */
+	char fifo[256];
+	snprintf(fifo, sizeof fifo, "%s/fifo", token_dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	hermes_token_file_t *f = NULL;
+	char why[512];
+	ck_assert_int_eq(hermes_token_file_load(fifo, &f, why, sizeof why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "not a regular file"));
+	ck_assert_int_eq(hermes_token_file_load(token_dir, &f, why, sizeof why), -1);
+	ck_assert_int_eq(hermes_token_file_load("/nonexistent/token", &f, why, sizeof why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "No such file"));
+	unlink(fifo);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
@@ -317,9 +421,20 @@ int main(void)
 	tcase_add_test(tc, test_malformed_tokens);
 	tcase_add_test(tc, test_base64url_is_strict);
 	suite_add_tcase(s, tc);
+	TCase *rights = tcase_create("rights");
+	tcase_add_test(rights, test_scopes_follow_traits);
+	tcase_add_test(rights, test_token_file_lines);
+	tcase_add_test(rights, test_token_file_refusals);
+	suite_add_tcase(s, rights);
+	if (!mkdtemp(token_dir))
+		return 1;
 	SRunner *r = srunner_create(s);
 	srunner_run_all(r, CK_ENV);
 	int failed = srunner_ntests_failed(r);
 	srunner_free(r);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", token_dir);
+	if (system(cmd) != 0)
+		failed++;
 	return failed ? 1 : 0;
 }

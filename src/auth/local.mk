@@ -7,9 +7,11 @@ noinst_LTLIBRARIES += libhermes_auth.la
 libhermes_auth_la_SOURCES = \
 	src/auth/jwt.c src/auth/jwt.h \
 	src/auth/jwks.c src/auth/jwks_key.h \
-	src/auth/crypto_lib.c src/auth/crypto_lib.h
+	src/auth/crypto_lib.c src/auth/crypto_lib.h \
+	src/auth/rights.c src/auth/rights.h
 libhermes_auth_la_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS)
 libhermes_auth_la_LIBADD = libhermes_core.la
 endif
 EXTRA_DIST += src/auth/jwt.c src/auth/jwt.h src/auth/jwks.c src/auth/jwks_key.h \
-	src/auth/crypto_lib.c src/auth/crypto_lib.h
+	src/auth/crypto_lib.c src/auth/crypto_lib.h \
+	src/auth/rights.c src/auth/rights.h
