@@ -10,6 +10,10 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <openssl/bn.h>
@@ -19,6 +23,7 @@
 #include <openssl/rsa.h>
 
 #include "auth/jwt.h"
+#include "auth/oauth.h"
 #include "auth/rights.h"
 #include "core/desc.h"
 
@@ -407,6 +412,207 @@ START_TEST(test_token_file_refusals)
 }
 END_TEST
 
+
+/* ---- the resource server: discovery, key rotation, the token cache ------------------------- */
+
+/* A loopback HTTP server standing in for the authorization server: its metadata and key set. */
+static struct {
+	int fd, port;
+	pthread_t thread;
+	volatile int serve_rfc8414; /* 0: 404 there, so discovery falls back to OpenID's */
+	char jwks[8192];
+	char metadata_issuer[128];
+	pthread_mutex_t lock;
+} as = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *as_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int c = accept(as.fd, NULL, NULL);
+		if (c < 0)
+			return NULL;
+		char req[4096];
+		ssize_t got = 0, r;
+		while (got < (ssize_t)sizeof req - 1 && (r = read(c, req + got, sizeof req - 1 - (size_t)got)) > 0) {
+			got += r;
+			req[got] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		req[got > 0 ? got : 0] = '\0';
+		char body[8192] = "", head[256];
+		int status = 200;
+		pthread_mutex_lock(&as.lock);
+		if (!strncmp(req, "GET /jwks ", 10))
+			snprintf(body, sizeof body, "%s", as.jwks);
+		else if ((!strncmp(req, "GET /.well-known/oauth-authorization-server ", 44) && as.serve_rfc8414) ||
+		         !strncmp(req, "GET /.well-known/openid-configuration ", 38))
+			snprintf(body, sizeof body, "{\"issuer\":\"%s\",\"jwks_uri\":\"http://127.0.0.1:%d/jwks\"}",
+			         as.metadata_issuer, as.port);
+		else
+			status = 404;
+		pthread_mutex_unlock(&as.lock);
+		snprintf(head, sizeof head, "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+		         "Content-Length: %zu\r\nConnection: close\r\n\r\n", status, strlen(body));
+		if (write(c, head, strlen(head)) < 0 || write(c, body, strlen(body)) < 0)
+			perror("write");
+		close(c);
+	}
+}
+
+static void as_start(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	as.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert(as.fd >= 0 && bind(as.fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(as.fd, 16) == 0);
+	ck_assert(getsockname(as.fd, (struct sockaddr *)&a, &al) == 0);
+	as.port = ntohs(a.sin_port);
+	snprintf(as.metadata_issuer, sizeof as.metadata_issuer, "http://127.0.0.1:%d", as.port);
+	ck_assert(pthread_create(&as.thread, NULL, as_main, NULL) == 0);
+}
+
+static void as_stop(void)
+{
+	shutdown(as.fd, SHUT_RDWR);
+	close(as.fd);
+	pthread_join(as.thread, NULL);
+}
+
+static void jwk_ec(EVP_PKEY *k, const char *kid, char *out, size_t n)
+{
+	unsigned char pub[65];
+	size_t pl = 0;
+	char x[64], y[64];
+	ck_assert(EVP_PKEY_get_octet_string_param(k, OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof pub, &pl) == 1);
+	b64url(pub + 1, 32, x);
+	b64url(pub + 33, 32, y);
+	snprintf(out, n, "{\"kty\":\"EC\",\"kid\":\"%s\",\"crv\":\"P-256\",\"x\":\"%s\",\"y\":\"%s\"}", kid, x, y);
+}
+
+static hermes_oauth_t *new_oauth(int refetch)
+{
+	char issuer[64], why[512];
+	snprintf(issuer, sizeof issuer, "http://127.0.0.1:%d", as.port);
+	hermes_oauth_config_t c = {issuer, AUD, 60, refetch};
+	hermes_oauth_t *o = NULL;
+	ck_assert_msg(hermes_oauth_new(&c, &o, why, sizeof why) == 0, "%s", why);
+	return o;
+}
+
+static char *token_for(EVP_PKEY *key, const char *kid, const char *scope)
+{
+	char header[128], body[512];
+	snprintf(header, sizeof header, "{\"alg\":\"ES256\",\"kid\":\"%s\"}", kid);
+	snprintf(body, sizeof body, "{\"iss\":\"http://127.0.0.1:%d\",\"aud\":\"" AUD "\",\"exp\":%lld,\"scope\":\"%s\"}",
+	         as.port, (long long)time(NULL) + 300, scope);
+	return sign("ES256", key, header, body);
+}
+
+START_TEST(test_oauth_config_is_checked)
+{
+	const char *bad_issuers[] = {"http://as.example", "ftp://as.example", "https://", "https://as.example/?q",
+	                             "http://127.0.0.1.evil.example", "as.example"};
+	char why[512];
+	hermes_oauth_t *o = NULL;
+	for (size_t i = 0; i < sizeof bad_issuers / sizeof bad_issuers[0]; i++) {
+		hermes_oauth_config_t c = {bad_issuers[i], AUD, 60, 0};
+		ck_assert_msg(hermes_oauth_new(&c, &o, why, sizeof why) == -1, "%s accepted", bad_issuers[i]);
+		ck_assert_ptr_nonnull(strstr(why, "--oauth-issuer"));
+	}
+	hermes_oauth_config_t c = {"https://as.example/tenant", "hermes", 60, 0};
+	ck_assert_int_eq(hermes_oauth_new(&c, &o, why, sizeof why), -1);
+	ck_assert_ptr_nonnull(strstr(why, "--oauth-audience"));
+	c.audience = AUD;
+	c.leeway = 61;
+	ck_assert_int_eq(hermes_oauth_new(&c, &o, why, sizeof why), -1);
+	c.leeway = 0;
+	ck_assert_int_eq(hermes_oauth_new(&c, &o, why, sizeof why), 0);
+	char *prm = hermes_oauth_resource_metadata(o);
+	ck_assert_ptr_nonnull(strstr(prm, "\"resource\":\"" AUD "\""));
+	ck_assert_ptr_nonnull(strstr(prm, "\"authorization_servers\":[\"https://as.example/tenant\"]"));
+	ck_assert_ptr_nonnull(strstr(prm, "\"scopes_supported\":[\"hermes:read\",\"hermes:write\",\"hermes:exec\"]"));
+	free(prm);
+	hermes_oauth_free(o);
+}
+END_TEST
+
+START_TEST(test_oauth_discovery_rotation_and_cache)
+{
+	EVP_PKEY *k1 = EVP_EC_gen("P-256"), *k2 = EVP_EC_gen("P-256");
+	char j1[512], j2[512];
+	jwk_ec(k1, "one", j1, sizeof j1);
+	jwk_ec(k2, "two", j2, sizeof j2);
+	pthread_mutex_lock(&as.lock);
+	snprintf(as.jwks, sizeof as.jwks, "{\"keys\":[%s]}", j1);
+	as.serve_rfc8414 = 0; /* only OpenID discovery answers */
+	pthread_mutex_unlock(&as.lock);
+	hermes_oauth_t *o = new_oauth(1);
+	char why[512];
+	hermes_rights_t r;
+	char *t1 = token_for(k1, "one", "hermes:read hermes:write");
+	ck_assert_msg(hermes_oauth_verify(o, t1, strlen(t1), &r, why, sizeof why) == HERMES_JWT_OK, "%s", why);
+	ck_assert_uint_eq(r.scopes, HERMES_SCOPE_READ | HERMES_SCOPE_WRITE);
+	ck_assert_uint_eq(hermes_oauth_key_fetches(o), 1);
+	/* the same token again: from the cache (no fetch, same rights) */
+	ck_assert_int_eq(hermes_oauth_verify(o, t1, strlen(t1), &r, why, sizeof why), HERMES_JWT_OK);
+	ck_assert_uint_eq(r.scopes, HERMES_SCOPE_READ | HERMES_SCOPE_WRITE);
+	/* the issuer rotates to a second key: a token under it makes Hermes fetch the set again,
+	 * once the refetch interval (1 s here, 30 s by default) has passed */
+	pthread_mutex_lock(&as.lock);
+	snprintf(as.jwks, sizeof as.jwks, "{\"keys\":[%s,%s]}", j1, j2);
+	pthread_mutex_unlock(&as.lock);
+	sleep(2);
+	char *t2 = token_for(k2, "two", "hermes:exec");
+	ck_assert_msg(hermes_oauth_verify(o, t2, strlen(t2), &r, why, sizeof why) == HERMES_JWT_OK, "%s", why);
+	ck_assert_uint_eq(r.scopes, HERMES_SCOPE_EXEC);
+	ck_assert_uint_eq(hermes_oauth_key_fetches(o), 2);
+	/* an unknown kid right after: refused without another fetch (a client cannot make Hermes
+	 * hammer the issuer) */
+	char *t3 = token_for(k2, "ghost", "hermes:exec");
+	ck_assert_int_eq(hermes_oauth_verify(o, t3, strlen(t3), &r, why, sizeof why), HERMES_JWT_UNKNOWN_KEY);
+	ck_assert_int_eq(hermes_oauth_verify(o, t3, strlen(t3), &r, why, sizeof why), HERMES_JWT_UNKNOWN_KEY);
+	ck_assert_uint_eq(hermes_oauth_key_fetches(o), 2);
+	/* a bad signature is not remembered as good: refused every time */
+	char *forged = token_for(k2, "one", "hermes:exec");
+	ck_assert_int_eq(hermes_oauth_verify(o, forged, strlen(forged), &r, why, sizeof why), HERMES_JWT_BAD_SIGNATURE);
+	ck_assert_int_eq(hermes_oauth_verify(o, forged, strlen(forged), &r, why, sizeof why), HERMES_JWT_BAD_SIGNATURE);
+	free(t1);
+	free(t2);
+	free(t3);
+	free(forged);
+	hermes_oauth_free(o);
+	EVP_PKEY_free(k1);
+	EVP_PKEY_free(k2);
+}
+END_TEST
+
+START_TEST(test_oauth_metadata_must_name_the_issuer)
+{
+	EVP_PKEY *k = EVP_EC_gen("P-256");
+	char j[512];
+	jwk_ec(k, "one", j, sizeof j);
+	EVP_PKEY_free(k);
+	pthread_mutex_lock(&as.lock);
+	snprintf(as.jwks, sizeof as.jwks, "{\"keys\":[%s]}", j);
+	as.serve_rfc8414 = 1;
+	snprintf(as.metadata_issuer, sizeof as.metadata_issuer, "https://impostor.example");
+	pthread_mutex_unlock(&as.lock);
+	hermes_oauth_t *o = new_oauth(1);
+	char why[1024];
+	ck_assert_int_eq(hermes_oauth_prefetch(o, why, sizeof why), -1);
+	ck_assert_msg(strstr(why, "names another issuer"), "%s", why);
+	hermes_oauth_free(o);
+	pthread_mutex_lock(&as.lock);
+	snprintf(as.metadata_issuer, sizeof as.metadata_issuer, "http://127.0.0.1:%d", as.port);
+	pthread_mutex_unlock(&as.lock);
+	o = new_oauth(1);
+	ck_assert_msg(hermes_oauth_prefetch(o, why, sizeof why) == 0, "%s", why); /* RFC 8414 this time */
+	hermes_oauth_free(o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("auth");
@@ -426,6 +632,14 @@ int main(void)
 	tcase_add_test(rights, test_token_file_lines);
 	tcase_add_test(rights, test_token_file_refusals);
 	suite_add_tcase(s, rights);
+	TCase *oauth = tcase_create("oauth");
+	tcase_add_checked_fixture(oauth, as_start, as_stop); /* in the test's own process */
+	tcase_add_checked_fixture(oauth, setup, teardown);
+	tcase_set_timeout(oauth, 60);
+	tcase_add_test(oauth, test_oauth_config_is_checked);
+	tcase_add_test(oauth, test_oauth_discovery_rotation_and_cache);
+	tcase_add_test(oauth, test_oauth_metadata_must_name_the_issuer);
+	suite_add_tcase(s, oauth);
 	if (!mkdtemp(token_dir))
 		return 1;
 	SRunner *r = srunner_create(s);
