@@ -109,7 +109,7 @@ static char *sign(const char *alg, EVP_PKEY *key, const char *header_json, const
 	if (key) {
 		EVP_MD_CTX *m = EVP_MD_CTX_new();
 		EVP_PKEY_CTX *p = NULL;
-		const EVP_MD *md = !strcmp(alg, "EdDSA") ? NULL : EVP_sha256();
+		const EVP_MD *md = !strncmp(alg, "Ed", 2) ? NULL : EVP_sha256();
 		ck_assert(EVP_DigestSignInit(m, &p, md, NULL, key) == 1);
 		if (!strncmp(alg, "PS", 2)) {
 			EVP_PKEY_CTX_set_rsa_padding(p, RSA_PKCS1_PSS_PADDING);
@@ -220,6 +220,7 @@ START_TEST(test_each_algorithm_verifies)
 	ck_assert_int_eq(check_signed("PS256", rsa_key, "rsa", claims(300, NULL)), HERMES_JWT_OK);
 	ck_assert_int_eq(check_signed("ES256", ec_key, "ec", claims(300, NULL)), HERMES_JWT_OK);
 	ck_assert_int_eq(check_signed("EdDSA", ed_key, "ed", claims(300, NULL)), HERMES_JWT_OK);
+	ck_assert_int_eq(check_signed("Ed25519", ed_key, "ed", claims(300, NULL)), HERMES_JWT_OK);
 	/* without a kid, each key that fits the algorithm is tried */
 	ck_assert_int_eq(check_signed("ES256", ec_key, NULL, claims(300, NULL)), HERMES_JWT_OK);
 }

@@ -86,6 +86,7 @@ static const alg_t algs[] = {
 	{"PS384", HERMES_JWK_RSA, 384, true, 0},  {"PS512", HERMES_JWK_RSA, 512, true, 0},
 	{"ES256", HERMES_JWK_EC, 256, false, 32}, {"ES384", HERMES_JWK_EC, 384, false, 48},
 	{"ES512", HERMES_JWK_EC, 512, false, 66}, {"EdDSA", HERMES_JWK_ED25519, 0, false, 0},
+	{"Ed25519", HERMES_JWK_ED25519, 0, false, 0}, /* RFC 9864's fully-specified name */
 };
 
 static const alg_t *find_alg(const char *name)
@@ -154,8 +155,9 @@ static bool verify_with(const hermes_jwk_t *k, const alg_t *a, const char *data,
 
 static bool key_fits(const hermes_jwk_t *k, const alg_t *a)
 {
-	return k->type == a->type && (a->type != HERMES_JWK_EC || k->ec_bytes == a->ec_bytes) &&
-	       (!k->alg || !strcmp(k->alg, a->name));
+	bool alg_ok = !k->alg || !strcmp(k->alg, a->name) ||
+	              (a->type == HERMES_JWK_ED25519 && (!strcmp(k->alg, "EdDSA") || !strcmp(k->alg, "Ed25519")));
+	return k->type == a->type && (a->type != HERMES_JWK_EC || k->ec_bytes == a->ec_bytes) && alg_ok;
 }
 
 /* `aud` is the audience or an array holding it. */

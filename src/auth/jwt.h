@@ -4,7 +4,7 @@
  * its JSON with its own strict reader; every signature check is OpenSSL's (auth/crypto_lib.h).
  *
  * What is accepted, and why:
- *   - asymmetric algorithms only: RS256/384/512, PS256/384/512, ES256/384/512, EdDSA (Ed25519).
+ *   - asymmetric algorithms only: RS256/384/512, PS256/384/512, ES256/384/512, EdDSA and Ed25519.
  *     `none` and every HMAC algorithm are refused, so a public key can never be used as an HMAC
  *     secret; the key's type (and curve, and `alg` if the key names one) must fit the token's alg;
  *     RSA keys under 2048 bits are not loaded;

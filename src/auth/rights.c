@@ -91,7 +91,8 @@ void hermes_token_file_free(hermes_token_file_t *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->count; i++) {
-		explicit_bzero(f->entries[i].token, f->entries[i].len);
+		if (f->entries[i].token) /* NULL where a line was refused before its token was kept */
+			explicit_bzero(f->entries[i].token, f->entries[i].len);
 		free(f->entries[i].token);
 		hermes_rights_clear(&f->entries[i].rights);
 	}
