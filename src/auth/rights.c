@@ -198,7 +198,7 @@ static int parse(hermes_token_file_t *f, char *text, const char *path, char *why
 				return snprintf(why, n, "%s:%d: the token is given twice", path, lineno), -1;
 	}
 	if (f->count == 0)
-		return snprintf(why, n, "the token file %s holds no token", path), -1;
+		return snprintf(why, n, "the token file %s is empty: it holds no token", path), -1;
 	return 0;
 }
 

@@ -25,8 +25,12 @@ static void help_mcp(void)
 	       "Options:\n"
 	       "      --listen=ADDRESS        serve Streamable HTTP at http://ADDRESS/mcp instead:\n"
 	       "                              HOST:PORT, [IPV6]:PORT or unix:PATH (a Unix socket)\n"
-	       "      --auth-token-file=FILE  require Authorization: Bearer <the file's content>\n"
-	       "                              (needed unless ADDRESS is loopback or a Unix socket)\n"
+	       "      --auth-token-file=FILE  require Authorization: Bearer <a token of FILE>: one\n"
+	       "                              per line, each optionally followed by read-only,\n"
+	       "                              allow=GLOBS, deny=GLOBS (needed unless ADDRESS is\n"
+	       "                              loopback or a Unix socket, or OAuth is on)\n"
+	       "      --oauth-issuer=URL      accept OAuth 2.1 JWT access tokens of this issuer\n"
+	       "      --oauth-audience=URI    (with it) this endpoint's URL, the tokens' audience\n"
 	       "      --allow-origin=ORIGIN   also serve browsers from ORIGIN (repeatable; loopback\n"
 	       "                              origins always are)\n"
 	       "      --http-timeout=SECONDS  for a whole request (line, headers, body), and an idle\n"
@@ -86,7 +90,8 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 {
 	enum {
 		OPT_FRAMING = HERMES_OPT_COMMAND, OPT_PROTOCOL, OPT_MAX_MESSAGE_BYTES, OPT_JOBS,
-		OPT_LOG_LEVEL, OPT_GRACE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_ALLOW_ORIGIN, OPT_HTTP_TIMEOUT,
+		OPT_LOG_LEVEL, OPT_GRACE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_OAUTH_ISSUER, OPT_OAUTH_AUDIENCE,
+		OPT_ALLOW_ORIGIN, OPT_HTTP_TIMEOUT,
 		OPT_MAX_CONNECTIONS
 	};
 	static const struct option serve_opts[] = {
@@ -104,6 +109,8 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	static const struct option mcp_opts[] = {
 		{"listen", required_argument, NULL, OPT_LISTEN},
 		{"auth-token-file", required_argument, NULL, OPT_TOKEN_FILE},
+		{"oauth-issuer", required_argument, NULL, OPT_OAUTH_ISSUER},
+		{"oauth-audience", required_argument, NULL, OPT_OAUTH_AUDIENCE},
 		{"allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN},
 		{"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
 		{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
@@ -131,6 +138,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 
 	/* hermes mcp --listen */
 	const char *listen = NULL, *token_file = NULL, *origins[16];
+	const char *oauth_issuer = NULL, *oauth_audience = NULL;
 	size_t n_origins = 0;
 	int http_timeout = 0, max_connections = 0;
 	int c, k;
@@ -181,6 +189,12 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		case OPT_TOKEN_FILE:
 			token_file = v;
 			break;
+		case OPT_OAUTH_ISSUER:
+			oauth_issuer = v;
+			break;
+		case OPT_OAUTH_AUDIENCE:
+			oauth_audience = v;
+			break;
 		case OPT_ALLOW_ORIGIN:
 			if (n_origins == sizeof origins / sizeof origins[0] || strstr(v, "://") == NULL)
 				return hermes_usage_error(cmd, "invalid --allow-origin '%s' (expected an origin "
@@ -224,13 +238,18 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 			return HERMES_EXIT_USAGE;
 		hermes_executor_free(ex);
 	}
-	if (listen == NULL && (token_file || n_origins || http_timeout || max_connections))
-		return hermes_usage_error(cmd, "--auth-token-file, --allow-origin, --http-timeout and "
-		                          "--max-connections go with --listen");
+	if (listen == NULL && (token_file || n_origins || http_timeout || max_connections ||
+	                       oauth_issuer || oauth_audience))
+		return hermes_usage_error(cmd, "--auth-token-file, --oauth-issuer, --oauth-audience, "
+		                          "--allow-origin, --http-timeout and --max-connections go with "
+		                          "--listen");
+	if (!oauth_issuer != !oauth_audience)
+		return hermes_usage_error(cmd, "--oauth-issuer and --oauth-audience go together (the "
+		                          "issuer whose tokens are accepted, and this endpoint's URL)");
 	if (listen) {
 #ifdef HAVE_HTTP
-		hermes_http_options_t http = {listen, token_file, origins, n_origins, http_timeout,
-		                              max_connections};
+		hermes_http_options_t http = {listen, token_file, oauth_issuer, oauth_audience, origins,
+		                              n_origins, http_timeout, max_connections};
 		return hermes_http_run(&opts, &http);
 #else
 		return hermes_usage_error(cmd, "--listen: this hermes was built without Streamable HTTP "

@@ -103,16 +103,26 @@ bool hermes_http_origin_allowed(const char *origin, const char *const *allowed, 
 	return false;
 }
 
-bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len)
+const char *hermes_http_bearer_token(const char *authorization, size_t *len)
 {
-	if (authorization == NULL || token_len == 0 || strncasecmp(authorization, "Bearer ", 7) != 0)
-		return false;
+	if (authorization == NULL || strncasecmp(authorization, "Bearer ", 7) != 0)
+		return NULL;
 	const char *given = authorization + 7;
 	while (*given == ' ')
 		given++;
 	size_t n = strlen(given);
 	while (n && (given[n - 1] == ' ' || given[n - 1] == '\t'))
 		n--;
+	*len = n;
+	return n ? given : NULL;
+}
+
+bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len)
+{
+	size_t n = 0;
+	const char *given = hermes_http_bearer_token(authorization, &n);
+	if (given == NULL || token_len == 0)
+		return false;
 	volatile unsigned char diff = n != token_len;
 	for (size_t i = 0; i < token_len; i++)
 		diff |= (unsigned char)token[i] ^ (unsigned char)(i < n ? given[i] : 0);

@@ -20,6 +20,9 @@ bool hermes_http_origin_allowed(const char *origin, const char *const *allowed, 
 /* True if the Authorization header value is "Bearer <token>" (the scheme's case ignored) with
  * exactly token[0..token_len). The comparison's time does not depend on where they differ. */
 bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len);
+/* The credential of an "Authorization: Bearer <token>" header (scheme case-insensitive, spaces
+ * around the token dropped): its start, and its length in *len; NULL if there is none. */
+const char *hermes_http_bearer_token(const char *authorization, size_t *len);
 
 /* A mirrored header value as the body holds it: a plain value as is (visible ASCII, space and tab
  * only), or the Base64 sentinel form "=?base64?...?=" decoded. 0 with *out (malloc'd,

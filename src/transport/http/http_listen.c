@@ -102,9 +102,9 @@ int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t
 		fprintf(stderr, "hermes mcp: invalid --listen '%s': %s\n", spec, gai_strerror(e));
 		return 2;
 	}
-	if (!loopback(ai->ai_addr) && hs->token == NULL) {
-		fprintf(stderr, "hermes mcp: --listen '%s' is not a loopback address: give a bearer token "
-		        "with --auth-token-file (or listen on 127.0.0.1 or a Unix socket behind a proxy)\n",
+	if (!loopback(ai->ai_addr) && !hs->tokens && !hs->oauth) {
+		fprintf(stderr, "hermes mcp: --listen '%s' is not a loopback address: give bearer tokens "
+		        "with --auth-token-file or --oauth-issuer (or listen on 127.0.0.1 or a Unix socket behind a proxy)\n",
 		        spec);
 		freeaddrinfo(ai);
 		return 2;

@@ -182,6 +182,14 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		ret = hermes_http_respond_empty(c, MHD_HTTP_ACCEPTED, NULL);
 		goto done;
 	}
+	if (request && m && strcmp(m, "tools/call") == 0) {
+		const hermes_json_t *tool = hermes_json_member(params, "name");
+		int refused = hermes_http_check_scope(hs, q, c, hermes_json_is_c_string(tool) ? tool->str : NULL);
+		if (refused >= 0) {
+			ret = (enum MHD_Result)refused;
+			goto done;
+		}
+	}
 	if (q->legacy) {
 		s = q->legacy->s;
 		feed_lock = &q->legacy->feed;
