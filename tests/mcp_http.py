@@ -30,6 +30,10 @@ PV = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 
 
+# The tools whose argument names server-held state (its schema's "x-mcp-header": "Handle").
+HANDLE_ARGS = {"proc_output": "id", "proc_write": "id", "proc_stop": "id"}
+
+
 class Http:
     """One `hermes mcp --listen=127.0.0.1:0` (or a Unix socket) in a fresh workspace."""
 
@@ -102,6 +106,10 @@ class Http:
         h = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
         if method == "tools/call" and "name" in p:
             h["Mcp-Name"] = p["name"]
+            # as a real client mirrors the argument the tool's schema marks x-mcp-header
+            handle = HANDLE_ARGS.get(p["name"])
+            if handle and handle in (p.get("arguments") or {}):
+                h["Mcp-Param-Handle"] = p["arguments"][handle]
         h.update(headers or {})
         return self.post({"jsonrpc": "2.0", "id": id, "method": method, "params": p}, h, **kw)
 
@@ -393,6 +401,46 @@ def test_programs_are_the_servers_whichever_client_started_them():
         check(pid in ids, (pid, body))
         st, r, body = h.modern("tools/call", {"name": "proc_stop", "arguments": {"id": pid}})
         check(st == 200 and body["result"]["isError"] is False, body)
+
+
+def test_handles_name_their_instance_and_are_mirrored():
+    """Behind a load balancer: every handle is <instance>.<id>; the tool's schema marks the id
+    x-mcp-header "Handle" (2026-07-28), the Mcp-Param-Handle header must mirror it (400 -32020
+    when missing or different; base64 form accepted); a handle of another instance is
+    WrongInstance naming it, never NotFound; 2025 session ids carry the instance too."""
+    with Http(args=["--instance=alpha-1"]) as a, Http(args=["--instance=beta-2"]) as b:
+        st, r, body = a.modern("tools/list")
+        tools = {t["name"]: t for t in body["result"]["tools"]}
+        for name in ("proc_output", "proc_write", "proc_stop"):
+            check(tools[name]["inputSchema"]["properties"]["id"].get("x-mcp-header") == "Handle",
+                  tools[name]["inputSchema"])
+        check("x-mcp-header" not in json.dumps(tools["fs_readFile"]), "only handles are mirrored")
+        st, r, body = a.modern("tools/call", {"name": "proc_start", "arguments": {
+            "executable": "sleep", "arguments": ["30"], "waitSeconds": 0}})
+        pid = body["result"]["structuredContent"]["id"]
+        check(re.match(r"^alpha-1\.p\d+-[0-9a-f]{6}$", pid), pid)
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "proc_output", "arguments": {"id": pid},
+            "_meta": {PV: MODERN, CAPS: {}}}}
+        hdr = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "proc_output"}
+        for bad in (None, "alpha-1.p9-000000"):
+            st, r, body = a.post(call, dict(hdr, **{"Mcp-Param-Handle": bad}))
+            check(st == 400 and body["error"]["code"] == -32020, (bad, st, body))
+        enc = "=?base64?" + base64.b64encode(pid.encode()).decode() + "?="
+        st, r, body = a.post(call, dict(hdr, **{"Mcp-Param-Handle": enc}))
+        check(st == 200 and body["result"]["structuredContent"]["running"], (st, body))
+        # the other instance: the clear error, naming the holder
+        st, r, body = b.modern("tools/call", {"name": "proc_output", "arguments": {"id": pid}})
+        sc = body["result"]["structuredContent"]
+        check(sc["errorCode"] == "WrongInstance" and "'alpha-1'" in sc["errorMessage"], sc)
+        st, r, body = b.modern("tools/call", {"name": "proc_stop", "arguments": {"id": "beta-2.p9-000000"}})
+        check(body["result"]["structuredContent"]["errorCode"] == "NotFound", body)
+        st, r, body = a.modern("tools/call", {"name": "proc_stop", "arguments": {"id": pid}})
+        check(body["result"]["isError"] is False, body)
+        st, r, body = b.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}}})
+        sid = r.getheader("Mcp-Session-Id")
+        check(re.match(r"^beta-2\.[0-9a-f]{32}$", sid), sid)
 
 
 def test_unix_socket():

@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/instance.h"
 #include "session/server.h"
 #ifdef HAVE_HTTP
 #include "transport/http/http.h"
@@ -41,6 +43,8 @@ static void help_mcp(void)
 	       "                              seconds (default 5), then it is cancelled\n"
 	       "      --max-message-bytes=N   largest message accepted (default 64M; 4M over HTTP)\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
+	       "      --instance=NAME         this Hermes's name in the handles it makes, for a load\n"
+	       "                              balancer ([a-z0-9-]; default: host name and port)\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
 	       "\n"
@@ -68,6 +72,8 @@ static void help(void)
 	       "      --grace-seconds=N       at the end of the session, work still running gets N\n"
 	       "                              seconds (default 5), then it is cancelled\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
+	       "      --instance=NAME         this Hermes's name in the handles it makes ([a-z0-9-];\n"
+	       "                              default: the host name)\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
 	       "\n"
@@ -90,7 +96,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 {
 	enum {
 		OPT_FRAMING = HERMES_OPT_COMMAND, OPT_PROTOCOL, OPT_MAX_MESSAGE_BYTES, OPT_JOBS,
-		OPT_LOG_LEVEL, OPT_GRACE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_OAUTH_ISSUER, OPT_OAUTH_AUDIENCE,
+		OPT_LOG_LEVEL, OPT_GRACE, OPT_INSTANCE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_OAUTH_ISSUER, OPT_OAUTH_AUDIENCE,
 		OPT_ALLOW_ORIGIN, OPT_HTTP_TIMEOUT,
 		OPT_MAX_CONNECTIONS
 	};
@@ -101,6 +107,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"grace-seconds", required_argument, NULL, OPT_GRACE},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"instance", required_argument, NULL, OPT_INSTANCE},
 		{"help", no_argument, NULL, 'h'},
 		HERMES_EXECUTOR_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -118,6 +125,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"grace-seconds", required_argument, NULL, OPT_GRACE},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"instance", required_argument, NULL, OPT_INSTANCE},
 		{"help", no_argument, NULL, 'h'},
 		HERMES_EXECUTOR_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -186,6 +194,12 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		case OPT_LISTEN:
 			listen = v;
 			break;
+		case OPT_INSTANCE:
+			if (!hermes_instance_valid(v))
+				return hermes_usage_error(cmd, "invalid --instance '%s' (expected 1 to 63 of "
+				                          "a-z, 0-9 and '-')", v);
+			opts.config.instance = v;
+			break;
 		case OPT_TOKEN_FILE:
 			token_file = v;
 			break;
@@ -246,6 +260,14 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	if (!oauth_issuer != !oauth_audience)
 		return hermes_usage_error(cmd, "--oauth-issuer and --oauth-audience go together (the "
 		                          "issuer whose tokens are accepted, and this endpoint's URL)");
+	static char default_instance[HERMES_INSTANCE_MAX + 1];
+	if (!opts.config.instance) {
+		/* the host's name, and the port where there is one: unique among a host's servers */
+		const char *colon = listen && strncmp(listen, "unix:", 5) ? strrchr(listen, ':') : NULL;
+		hermes_instance_default(default_instance, sizeof default_instance,
+		                        colon ? atoi(colon + 1) : 0);
+		opts.config.instance = default_instance;
+	}
 	if (listen) {
 #ifdef HAVE_HTTP
 		hermes_http_options_t http = {listen, token_file, oauth_issuer, oauth_audience, origins,

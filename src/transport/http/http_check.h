@@ -34,6 +34,7 @@ typedef struct hermes_http_mirror {
 	const char *protocol_version; /* MCP-Protocol-Version */
 	const char *method;           /* Mcp-Method */
 	const char *name;             /* Mcp-Name */
+	const char *param_handle;     /* Mcp-Param-Handle: a tool's HANDLE argument (x-mcp-header) */
 } hermes_http_mirror_t;
 
 /* Checks the headers against the message (method, params) of a 2026-07-28 request whose _meta
@@ -48,5 +49,12 @@ int hermes_http_mirror_check(const hermes_http_mirror_t *h, const char *version,
  * and for errors that belong to the call (cancelled), 404 for an unknown method, 500 for an
  * internal error, 400 for the rest (invalid message, params, version, headers). */
 int hermes_http_status_for(int rpc_code);
+
+/* For a tools/call of a verb with a HANDLE argument (its schema's x-mcp-header "Handle"): the
+ * Mcp-Param-Handle header must be there when params.arguments holds that argument, equal to it
+ * (after decoding), and absent when it does not. 0 if so (or the tool has none, or is unknown:
+ * the protocol's error to give); -1 with why ("Header mismatch: ..."). */
+int hermes_http_param_check(const hermes_http_mirror_t *h, const hermes_json_t *params, char *why,
+                            size_t n);
 
 #endif

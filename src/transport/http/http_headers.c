@@ -17,17 +17,18 @@
 /* The checks made once the headers are in: a response queued (MHD_YES/NO) if the request is
  * refused, -1 if it may go on. */
 typedef struct {
-	unsigned seen[3];
+	unsigned seen[4];
 } mirror_count_t;
 
-static const char *const mirrored[3] = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"};
+static const char *const mirrored[4] = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name",
+                                        "Mcp-Param-Handle"};
 
 static enum MHD_Result count_mirrored(void *cls, enum MHD_ValueKind kind, const char *key,
                                       const char *value)
 {
 	(void)kind, (void)value;
 	mirror_count_t *n = cls;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (key && strcasecmp(key, mirrored[i]) == 0)
 			n->seen[i]++;
 	return MHD_YES;
@@ -35,9 +36,9 @@ static enum MHD_Result count_mirrored(void *cls, enum MHD_ValueKind kind, const 
 
 const char *hermes_http_doubled_mirror(struct MHD_Connection *c)
 {
-	mirror_count_t n = {{0, 0, 0}};
+	mirror_count_t n = {{0, 0, 0, 0}};
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_mirrored, &n);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (n.seen[i] > 1)
 			return mirrored[i];
 	return NULL;

@@ -17,6 +17,7 @@
 #include "auth/oauth.h"
 #include "auth/rights.h"
 #include "core/buf.h"
+#include "core/instance.h"
 #include "session/session.h"
 #include "transport/http/http.h"
 #include "transport/http/mhd_lib.h"
@@ -40,7 +41,7 @@ typedef struct conn {
 /* A 2025-era client's session (Mcp-Session-Id). */
 typedef struct legacy {
 	struct legacy *next;
-	char id[33];
+	char id[HERMES_INSTANCE_MAX + 1 + 33]; /* <instance>.<128 random bits in hex> */
 	hermes_session_t *s;
 	pthread_mutex_t feed;           /* one thread at a time feeds a session */
 	int users;                      /* the list's reference and each request using it */
