@@ -487,6 +487,99 @@ START_TEST(a_lost_client_ends_the_session)
 }
 END_TEST
 
+/* ---- a channel whose client reads nothing until told to, counting what it is sent ----------- */
+
+typedef struct stalled {
+	hermes_channel_t ch;
+	atomic_bool reading;     /* the client reads: no replies wait for it */
+	atomic_int sent, holds;
+} stalled_t;
+
+static void stalled_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
+{
+	(void)flags;
+	hermes_reply_clear(r);
+	atomic_fetch_add(&((stalled_t *)ch)->sent, 1);
+}
+
+static size_t stalled_queued(hermes_channel_t *ch)
+{
+	return atomic_load(&((stalled_t *)ch)->reading) ? 0 : HERMES_SERVER_MAX_QUEUED_BYTES;
+}
+
+static bool stalled_wait_room(hermes_channel_t *ch, size_t max, int timeout_ms)
+{
+	(void)max;
+	for (int waited = 0; waited < timeout_ms; waited += 5) {
+		if (atomic_load(&((stalled_t *)ch)->reading))
+			return true;
+		nanosleep(&(struct timespec){0, 5000000}, NULL);
+	}
+	return atomic_load(&((stalled_t *)ch)->reading);
+}
+
+static void stalled_hold(hermes_channel_t *ch)
+{
+	atomic_fetch_add(&((stalled_t *)ch)->holds, 1);
+}
+
+static void stalled_release(hermes_channel_t *ch)
+{
+	atomic_fetch_sub(&((stalled_t *)ch)->holds, 1);
+}
+
+static const hermes_channel_ops_t stalled_ops = {
+	.send = stalled_send, .queued = stalled_queued, .wait_room = stalled_wait_room,
+	.hold = stalled_hold, .release = stalled_release,
+};
+
+/* Two sessions sharing a budget, as the HTTP transport's do: the requests in flight are bounded
+ * for the process, not per session (each session could hold 1,024 of them before). */
+START_TEST(requests_in_flight_are_bounded_per_process)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(root, sizeof root, "%s/hermes-session.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	mem_init(&chan_a);
+	mem_init(&chan_b);
+	stalled_t st = {.ch.ops = &stalled_ops};
+	atomic_init(&st.reading, false);
+	atomic_init(&st.sent, 0);
+	atomic_init(&st.holds, 0);
+	hermes_budget_t *budget = hermes_budget_new();
+	ck_assert_ptr_nonnull(budget);
+	hermes_session_options_t opts = {.config = {.root = root}, .root_given = true,
+	                                 .protocol = HERMES_PROTOCOL_HERMES, .jobs = 2,
+	                                 .grace_seconds = 1, .no_log_hook = true, .budget = budget};
+	hermes_session_t *s[2] = {hermes_session_new(&opts, &chan_a.ch, on_wake, NULL),
+	                          hermes_session_new(&opts, &chan_b.ch, on_wake, NULL)};
+	ck_assert(s[0] && s[1]);
+	/* requests that a worker does not start while their client reads nothing: they stay in
+	 * flight, half in each session */
+	int n = (int)HERMES_SERVER_MAX_INFLIGHT;
+	for (int i = 0; i < n; i++) {
+		char msg[160];
+		int len = snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":"
+		                   "\"fs.lineCount\",\"params\":{\"path\":\"x\"}}", i);
+		ck_assert(hermes_session_may_read(s[i % 2]));
+		hermes_session_message(s[i % 2], &st.ch, strdup(msg), (size_t)len);
+	}
+	ck_assert_msg(!hermes_session_may_read(s[0]) && !hermes_session_may_read(s[1]),
+	              "%d requests in flight in two sessions, and they still read", n);
+	atomic_store(&st.reading, true); /* the client reads: everything is answered */
+	time_t give_up = time(NULL) + 20;
+	while (atomic_load(&st.sent) < n && time(NULL) < give_up)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	ck_assert_int_eq(atomic_load(&st.sent), n);
+	ck_assert(hermes_session_may_read(s[0]) && hermes_session_may_read(s[1]));
+	hermes_session_free(s[0]);
+	hermes_session_free(s[1]);
+	hermes_budget_free(budget);
+	ck_assert_int_eq(atomic_load(&st.holds), 0);
+	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
 	Suite *s = suite_create("session");
@@ -500,6 +593,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, end_of_input_finishes);
 	tcase_add_test(tc, mcp_tools_call);
 	tcase_add_test(tc, a_lost_client_ends_the_session);
+	tcase_add_test(tc, requests_in_flight_are_bounded_per_process);
 	suite_add_tcase(s, tc);
 	return s;
 }

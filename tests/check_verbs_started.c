@@ -49,7 +49,9 @@ static char *started_id(cJSON *r)
 {
 	vt_ok(r);
 	const char *id = vt_str(r, "id");
-	ck_assert_msg(id[0] == 'p' && strchr(id, '-'), "id %s", id);
+	/* <instance>.p<N>-<hex>: the instance is the host's name by default */
+	const char *dot = strchr(id, '.');
+	ck_assert_msg(dot && dot[1] == 'p' && strchr(dot, '-'), "id %s", id);
 	return strdup(id);
 }
 

@@ -30,3 +30,15 @@ update-golden: hermes$(EXEEXT)
 	HERMES_UPDATE_GOLDEN=1 HERMES='$(abs_top_builddir)/hermes' top_srcdir='$(abs_top_srcdir)' \
 	  $(SHELL) $(srcdir)/tests/idl_golden.sh
 .PHONY: update-golden
+
+# OAuth access tokens (src/auth), against keys and tokens the suite makes with OpenSSL itself.
+if HAVE_CHECK
+if HAVE_HTTP
+check_PROGRAMS += tests/check_auth
+tests_check_auth_SOURCES = tests/check_auth.c
+tests_check_auth_CFLAGS = $(tests_check_cflags) $(CRYPTO_CFLAGS)
+tests_check_auth_LDADD = libhermes_auth.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS) \
+	$(CRYPTO_LIBS) $(DLOPEN_LIBS)
+TESTS += tests/check_auth
+endif
+endif

@@ -25,7 +25,7 @@ case_() {
 }
 
 case_ "unknown type" 's/HERMES_FIELD(lineCount, INT32/HERMES_FIELD(lineCount, INT33/' \
-	"unknown type 'INT33' \\(expected STRING, INT32, INT64, BOOL or LIST\\(...\\)\\)"
+	"unknown type 'INT33' \\(expected STRING, HANDLE, INT32, INT64, BOOL or LIST\\(...\\)\\)"
 case_ "unknown presence" 's/HERMES_FIELD(exitCode, INT32, REQUIRED/HERMES_FIELD(exitCode, INT32, MAYBE/' \
 	"unknown presence 'MAYBE' \\(expected REQUIRED, OPTIONAL or DEFAULT\\(value\\)\\)"
 case_ "duplicate field" 's/HERMES_FIELD(content, STRING, REQUIRED, "the complete/HERMES_FIELD(path, STRING, REQUIRED, "the complete/' \

@@ -30,6 +30,10 @@ PV = "io.modelcontextprotocol/protocolVersion"
 CAPS = "io.modelcontextprotocol/clientCapabilities"
 
 
+# The tools whose argument names server-held state (its schema's "x-mcp-header": "Handle").
+HANDLE_ARGS = {"proc_output": "id", "proc_write": "id", "proc_stop": "id"}
+
+
 class Http:
     """One `hermes mcp --listen=127.0.0.1:0` (or a Unix socket) in a fresh workspace."""
 
@@ -102,6 +106,10 @@ class Http:
         h = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method}
         if method == "tools/call" and "name" in p:
             h["Mcp-Name"] = p["name"]
+            # as a real client mirrors the argument the tool's schema marks x-mcp-header
+            handle = HANDLE_ARGS.get(p["name"])
+            if handle and handle in (p.get("arguments") or {}):
+                h["Mcp-Param-Handle"] = p["arguments"][handle]
         h.update(headers or {})
         return self.post({"jsonrpc": "2.0", "id": id, "method": method, "params": p}, h, **kw)
 
@@ -395,6 +403,46 @@ def test_programs_are_the_servers_whichever_client_started_them():
         check(st == 200 and body["result"]["isError"] is False, body)
 
 
+def test_handles_name_their_instance_and_are_mirrored():
+    """Behind a load balancer: every handle is <instance>.<id>; the tool's schema marks the id
+    x-mcp-header "Handle" (2026-07-28), the Mcp-Param-Handle header must mirror it (400 -32020
+    when missing or different; base64 form accepted); a handle of another instance is
+    WrongInstance naming it, never NotFound; 2025 session ids carry the instance too."""
+    with Http(args=["--instance=alpha-1"]) as a, Http(args=["--instance=beta-2"]) as b:
+        st, r, body = a.modern("tools/list")
+        tools = {t["name"]: t for t in body["result"]["tools"]}
+        for name in ("proc_output", "proc_write", "proc_stop"):
+            check(tools[name]["inputSchema"]["properties"]["id"].get("x-mcp-header") == "Handle",
+                  tools[name]["inputSchema"])
+        check("x-mcp-header" not in json.dumps(tools["fs_readFile"]), "only handles are mirrored")
+        st, r, body = a.modern("tools/call", {"name": "proc_start", "arguments": {
+            "executable": "sleep", "arguments": ["30"], "waitSeconds": 0}})
+        pid = body["result"]["structuredContent"]["id"]
+        check(re.match(r"^alpha-1\.p\d+-[0-9a-f]{6}$", pid), pid)
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "proc_output", "arguments": {"id": pid},
+            "_meta": {PV: MODERN, CAPS: {}}}}
+        hdr = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "proc_output"}
+        for bad in (None, "alpha-1.p9-000000"):
+            st, r, body = a.post(call, dict(hdr, **{"Mcp-Param-Handle": bad}))
+            check(st == 400 and body["error"]["code"] == -32020, (bad, st, body))
+        enc = "=?base64?" + base64.b64encode(pid.encode()).decode() + "?="
+        st, r, body = a.post(call, dict(hdr, **{"Mcp-Param-Handle": enc}))
+        check(st == 200 and body["result"]["structuredContent"]["running"], (st, body))
+        # the other instance: the clear error, naming the holder
+        st, r, body = b.modern("tools/call", {"name": "proc_output", "arguments": {"id": pid}})
+        sc = body["result"]["structuredContent"]
+        check(sc["errorCode"] == "WrongInstance" and "'alpha-1'" in sc["errorMessage"], sc)
+        st, r, body = b.modern("tools/call", {"name": "proc_stop", "arguments": {"id": "beta-2.p9-000000"}})
+        check(body["result"]["structuredContent"]["errorCode"] == "NotFound", body)
+        st, r, body = a.modern("tools/call", {"name": "proc_stop", "arguments": {"id": pid}})
+        check(body["result"]["isError"] is False, body)
+        st, r, body = b.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}}})
+        sid = r.getheader("Mcp-Session-Id")
+        check(re.match(r"^beta-2\.[0-9a-f]{32}$", sid), sid)
+
+
 def test_unix_socket():
     with Http(unix=True) as h:
         check(h.url.startswith("http://localhost"), h.url)
@@ -533,6 +581,152 @@ def test_memory_bound_is_the_servers():
                   % (peak / 1024, sessions, each, size / 1e6))
         print("%d sessions x %d fs.readFile of %.1f MB, not read for 3 s: peak RSS %.1f MiB; all "
               "answered whole" % (sessions, each, size / 1e6, peak / 1024))
+
+
+def big_file(root, name="big.txt", lines=150000):
+    """An 11 MB text file (lines=150000) in root; its size."""
+    line = "%07d: the same text again and again, to be read whole by fs.readFile\n"
+    with open(os.path.join(root, name), "w") as f:
+        f.write("".join(line % i for i in range(lines)))
+    return os.path.getsize(os.path.join(root, name))
+
+
+def raw_call(h, name, arguments, id=1, meta=None, rcvbuf=None):
+    """A 2026 tools/call sent on a socket of its own, not read: the socket. rcvbuf: a small
+    receive buffer, so that the kernel does not take much of an unread reply off the server."""
+    params = {"name": name, "arguments": arguments,
+              "_meta": dict({PV: MODERN, CAPS: {}}, **(meta or {}))}
+    body = json.dumps({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": params}).encode()
+    host, port = h.hostport.rsplit(":", 1)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if rcvbuf:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    s.connect((host, int(port)))
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+              b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: %s\r\n"
+              b"Mcp-Method: tools/call\r\nMcp-Name: %s\r\nConnection: close\r\n"
+              b"Content-Length: %d\r\n\r\n%s"
+              % (h.path.encode(), MODERN.encode(), name.encode(), len(body), body))
+    return s
+
+
+def read_all(s, within=60):
+    """Everything the server sends on s until it closes it (or within seconds pass)."""
+    s.settimeout(within)
+    data = bytearray()
+    try:
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            data += chunk
+    except (ConnectionResetError, socket.timeout):
+        pass
+    s.close()
+    return bytes(data)
+
+
+def test_sse_replies_count_in_the_memory_bound():
+    """24 tools/call fs_readFile of a 4 MB file that ask for progress (so their answers stream as
+    text/event-stream), not read for three seconds: the streamed bytes count in the server's
+    budget like a JSON reply's until they are written, so the peak RSS stays under 96 MiB
+    (214-224 MiB when a message stopped counting as its stream began); then every stream ends
+    with the whole answer."""
+    n = 24
+    with Http() as h:
+        size = big_file(h.root, lines=55000)
+        socks = [raw_call(h, "fs_readFile", {"path": "big.txt"}, id=k,
+                          meta={"progressToken": "p%d" % k}) for k in range(n)]
+        time.sleep(3)  # of not reading
+        peak = rss_kib(h.proc.pid, "VmHWM")
+        results = [None] * n
+
+        def read(k):
+            data = read_all(socks[k])
+            head, _, payload = data.partition(b"\r\n\r\n")
+            ok = head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head
+            if ok:
+                # the chunked framing of the stream: undo it, then read its events
+                body, rest = bytearray(), payload
+                while rest:
+                    ln, _, rest = rest.partition(b"\r\n")
+                    if int(ln, 16) == 0:
+                        break
+                    body += rest[:int(ln, 16)]
+                    rest = rest[int(ln, 16) + 2:]
+                events = sse_events(bytes(body))
+                last = events[-1] if events else {}
+                ok = last.get("id") == k and last["result"]["structuredContent"]["content"].count(
+                    "the same text again") == 55000 and len(events) > 1
+            results[k] = ok or head[:300]
+
+        threads = [threading.Thread(target=read, args=(k,)) for k in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        whole = sum(1 for r in results if r is True)
+        check(whole == n, "%d of %d streams whole: %r" % (whole, n, [r for r in results
+                                                                     if r is not True][:3]))
+        if not sanitized(h.proc.pid):
+            check(peak < 96 * 1024, "peak RSS %.1f MiB with %d unread SSE answers of %.1f MB"
+                  % (peak / 1024, n, size / 1e6))
+        print("%d SSE answers of a %.1f MB file, not read for 3 s: peak RSS %.1f MiB; all whole"
+              % (n, size / 1e6, peak / 1024))
+
+
+def test_an_unread_sse_stream_gets_the_idle_timeout():
+    """A stream whose client stops reading is closed after --http-timeout, as a JSON reply's
+    connection is (it was never closed): the server does not hold its bytes for ever."""
+    with Http(args=["--http-timeout=2"]) as h:
+        big_file(h.root)
+        s = raw_call(h, "fs_readFile", {"path": "big.txt"}, meta={"progressToken": "p"},
+                     rcvbuf=4096)
+        time.sleep(7)  # the timeout, and more
+        data = read_all(s, within=20)
+        check(b"text/event-stream" in data[:1000], data[:300])
+        check(b'"structuredContent"' not in data,
+              "the unread stream was not closed: %d bytes, the whole answer" % len(data))
+        # and the server still answers
+        st, r, body = h.modern("tools/call", {"name": "fs_exists", "arguments": {"path": "."}})
+        check(st == 200 and body["result"]["structuredContent"]["exists"] is True, body)
+
+
+def test_a_quiet_stream_read_by_its_client_is_not_timed_out():
+    """The idle timeout of a stream is for a client that does not read what it is given, not for
+    a tool that is quiet: a stream waiting 4 s for its program, --http-timeout=1, ends whole."""
+    with Http(args=["--http-timeout=1"]) as h:
+        st, r, body = h.modern("tools/call", {"name": "proc_run", "arguments": {
+            "executable": "sh", "arguments": ["-c", "echo up; sleep 4; echo done"]},
+            "_meta": {"progressToken": "p"}})
+        check(st == 200 and r.getheader("Content-Type").startswith("text/event-stream"), (st, body))
+        check(body and body[-1].get("id") == 1 and body[-1]["result"]["isError"] is False, body)
+
+
+def test_one_unread_reply_does_not_stall_the_others():
+    """Client A asks for an 11 MB file and reads nothing; client B's calls are answered at once,
+    not after A's timeout (29 s when A's unread reply held the whole replies' bound): the
+    quick fs_exists (run by the reader), fs_readRange (run by a worker) and a small
+    fs_readFile (whose result is announced)."""
+    with Http(args=["--http-timeout=20"]) as h:
+        big_file(h.root)
+        with open(os.path.join(h.root, "small.txt"), "w") as f:
+            f.write("one\ntwo\nthree\n")
+        hog = [raw_call(h, "fs_readFile", {"path": "big.txt"}, id=k, rcvbuf=4096)
+               for k in range(2)]
+        time.sleep(2)  # its replies are made, and wait for the client
+        for name, args, key in (("fs_exists", {"path": "small.txt"}, "exists"),
+                                ("fs_readRange", {"path": "small.txt", "startLine": 1,
+                                                  "endLine": 2}, "content"),
+                                ("fs_readFile", {"path": "small.txt"}, "content")):
+            t0 = time.monotonic()
+            st, r, body = h.modern("tools/call", {"name": name, "arguments": args})
+            took = time.monotonic() - t0
+            check(st == 200 and key in body["result"]["structuredContent"], (st, body))
+            check(took < 3, "%s waited %.1f s behind another client's unread reply" % (name, took))
+        for s in hog:
+            s.close()
 
 
 if __name__ == "__main__":  # tests/mcp_http_abuse.py borrows Http

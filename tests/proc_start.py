@@ -49,7 +49,7 @@ def test_dev_server_through_serve():
                                       "arguments": ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1"],
                                       "waitFor": "Serving HTTP", "waitSeconds": 30}))
         check(r["matched"] is True and r["running"] is True and r["exitCode"] is None, r)
-        check(re.match(r"^p\d+-[0-9a-f]{6}$", r["id"]), r)
+        check(re.match(r"^[a-z0-9-]{1,63}\.p\d+-[0-9a-f]{6}$", r["id"]), r)
         port = re.search(r"port (\d+)", r["stdout"]).group(1)
         ident = r["id"]
         # request a page with proc.run, then read the request's log line (stderr) as it comes
@@ -201,9 +201,12 @@ def test_connections_of_http_share_the_programs():
             body = {"jsonrpc": "2.0", "id": n[0], "method": "tools/call",
                     "params": {"name": name, "arguments": arguments, "_meta": meta}}
             c = http.client.HTTPConnection(host, port, timeout=60)  # a new connection each time
-            c.request("POST", path, body=json.dumps(body).encode(), headers={
+            headers = {
                 "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name})
+                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name}
+            if "id" in arguments:  # the program's handle, mirrored as its schema says
+                headers["Mcp-Param-Handle"] = arguments["id"]
+            c.request("POST", path, body=json.dumps(body).encode(), headers=headers)
             r = c.getresponse()
             raw = r.read().decode()
             c.close()

@@ -37,9 +37,9 @@ def _field_desc(f, ctype):
         lo, hi = "INT32_MIN", "INT32_MAX"
     if f.bounds:
         lo, hi = ("INT64_C(%d)" % b for b in f.bounds)
-    return ("\t{ %s, %s,\n\t  %s, %s, %s, %s, %s, %s, %s, %s, %s, %s },\n"
+    return ("\t{ %s, %s,\n\t  %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s },\n"
             % (c_string(f.name), c_string(f.description), _kind(f), PRESENCE[f.presence],
-               off, count, has, elem, dint, dstr, lo, hi))
+               off, count, has, elem, dint, dstr, lo, hi, "true" if f.handle else "false"))
 
 
 def emit(table):

@@ -108,6 +108,11 @@ def input_schema(verb):
     defs = {}
     s = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": verb.args.name}
     s.update(_object(verb.args, False, defs))
+    for f in verb.args.fields:
+        if f.handle:
+            # MCP 2026-07-28: clients mirror it into Mcp-Param-Handle, which a load balancer can
+            # route on to the Hermes that holds the state it names
+            s["properties"][f.name]["x-mcp-header"] = "Handle"
     if defs:
         s["$defs"] = defs
     return s

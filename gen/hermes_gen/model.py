@@ -14,6 +14,7 @@ class Field:
         self.description = description
         self.loc = loc
         self.bounds = None  # (min, max) of an integer the verb accepts, if narrower than its type
+        self.handle = False  # a HANDLE: a string naming state one Hermes process holds
 
     @property
     def is_object_list(self):

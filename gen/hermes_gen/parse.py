@@ -192,9 +192,13 @@ def _field(table, call):
     _ident_re(r"[a-z][A-Za-z0-9]*", name, "field (camelCase)", nloc)
     element = None
     bounds = None
-    if tk == "ident":
+    handle = False
+    if tk == "ident" and tv == "HANDLE":
+        kind, handle = "string", True
+    elif tk == "ident":
         if tv not in SCALARS:
-            raise tloc.error("unknown type '%s' (expected STRING, INT32, INT64, BOOL or LIST(...))" % tv)
+            raise tloc.error("unknown type '%s' (expected STRING, HANDLE, INT32, INT64, BOOL or "
+                             "LIST(...))" % tv)
         kind = SCALARS[tv]
     elif tk == "call" and tv.name in ("INT32", "INT64"):
         # INT32(min, max): the values the verb accepts; MAX is the type's largest
@@ -228,6 +232,9 @@ def _field(table, call):
                 raise tloc.error("unknown type '%s' (a list's element type is declared before use)" % ename)
             if element.is_result:
                 raise tloc.error("'%s' is a result type and cannot be a list element" % ename)
+            if any(f.handle for f in element.fields):
+                raise tloc.error("'%s' has a HANDLE field and cannot be a list element (a handle "
+                                 "is mirrored into an HTTP header from a verb's own arguments)" % ename)
     else:
         raise tloc.error("unknown type '%s'" % _spell(tk, tv))
     default = None
@@ -262,6 +269,9 @@ def _field(table, call):
         raise dloc.error("HERMES_FIELD: expected a description string")
     f = Field(name, kind, element, presence, default, _description(desc, dloc), call.loc)
     f.bounds = bounds
+    f.handle = handle
+    if handle and kind == "list":
+        raise tloc.error("a HANDLE is one string")
     return f
 
 
@@ -321,6 +331,11 @@ def _build(calls, table, path):
                 raise c.loc.error("duplicate field '%s'" % f.name)
             if current != "common" and current.is_result and f.name in RESERVED_RESULT_FIELDS:
                 raise c.loc.error("'%s' is a common result field and cannot be redeclared" % f.name)
+            if f.handle and (current == "common" or current.is_result):
+                raise c.loc.error("a HANDLE is an argument (results return handles as STRING)")
+            if f.handle and any(g.handle for g in fields):
+                raise c.loc.error("a type has at most one HANDLE (its header, Mcp-Param-Handle, "
+                                  "is named once)")
             fields.append(f)
         elif c.name == "HERMES_END":
             _want(c, [])

@@ -83,6 +83,10 @@ typedef struct hermes_config {
 	 * that ends after one batch (hermes exec). Started programs belong to the executor and end
 	 * with hermes_executor_free(), or with the process, however it ends. */
 	int32_t max_processes;
+	/* This Hermes's name among several behind one load balancer: [a-z0-9-], 1 to 63 characters.
+	 * Every handle it mints (a started program's id) is "<instance>.<local id>", and a handle of
+	 * another instance fails with WrongInstance naming it. NULL: the host's name. */
+	const char *instance;
 } hermes_config_t;
 
 #define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)

@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/instance.h"
 #include "session/server.h"
 #ifdef HAVE_HTTP
 #include "transport/http/http.h"
@@ -25,8 +27,12 @@ static void help_mcp(void)
 	       "Options:\n"
 	       "      --listen=ADDRESS        serve Streamable HTTP at http://ADDRESS/mcp instead:\n"
 	       "                              HOST:PORT, [IPV6]:PORT or unix:PATH (a Unix socket)\n"
-	       "      --auth-token-file=FILE  require Authorization: Bearer <the file's content>\n"
-	       "                              (needed unless ADDRESS is loopback or a Unix socket)\n"
+	       "      --auth-token-file=FILE  require Authorization: Bearer <a token of FILE>: one\n"
+	       "                              per line, each optionally followed by read-only,\n"
+	       "                              allow=GLOBS, deny=GLOBS (needed unless ADDRESS is\n"
+	       "                              loopback or a Unix socket, or OAuth is on)\n"
+	       "      --oauth-issuer=URL      accept OAuth 2.1 JWT access tokens of this issuer\n"
+	       "      --oauth-audience=URI    (with it) this endpoint's URL, the tokens' audience\n"
 	       "      --allow-origin=ORIGIN   also serve browsers from ORIGIN (repeatable; loopback\n"
 	       "                              origins always are)\n"
 	       "      --http-timeout=SECONDS  for a whole request (line, headers, body), and an idle\n"
@@ -37,6 +43,8 @@ static void help_mcp(void)
 	       "                              seconds (default 5), then it is cancelled\n"
 	       "      --max-message-bytes=N   largest message accepted (default 64M; 4M over HTTP)\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
+	       "      --instance=NAME         this Hermes's name in the handles it makes, for a load\n"
+	       "                              balancer ([a-z0-9-]; default: host name and port)\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
 	       "\n"
@@ -64,6 +72,8 @@ static void help(void)
 	       "      --grace-seconds=N       at the end of the session, work still running gets N\n"
 	       "                              seconds (default 5), then it is cancelled\n"
 	       "      --log-level=LEVEL       error, warn (default), info or debug\n"
+	       "      --instance=NAME         this Hermes's name in the handles it makes ([a-z0-9-];\n"
+	       "                              default: the host name)\n"
 	       "%s"
 	       "  -h, --help                  display this help and exit\n"
 	       "\n"
@@ -86,7 +96,8 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 {
 	enum {
 		OPT_FRAMING = HERMES_OPT_COMMAND, OPT_PROTOCOL, OPT_MAX_MESSAGE_BYTES, OPT_JOBS,
-		OPT_LOG_LEVEL, OPT_GRACE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_ALLOW_ORIGIN, OPT_HTTP_TIMEOUT,
+		OPT_LOG_LEVEL, OPT_GRACE, OPT_INSTANCE, OPT_LISTEN, OPT_TOKEN_FILE, OPT_OAUTH_ISSUER, OPT_OAUTH_AUDIENCE,
+		OPT_ALLOW_ORIGIN, OPT_HTTP_TIMEOUT,
 		OPT_MAX_CONNECTIONS
 	};
 	static const struct option serve_opts[] = {
@@ -96,6 +107,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"grace-seconds", required_argument, NULL, OPT_GRACE},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"instance", required_argument, NULL, OPT_INSTANCE},
 		{"help", no_argument, NULL, 'h'},
 		HERMES_EXECUTOR_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -104,6 +116,8 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	static const struct option mcp_opts[] = {
 		{"listen", required_argument, NULL, OPT_LISTEN},
 		{"auth-token-file", required_argument, NULL, OPT_TOKEN_FILE},
+		{"oauth-issuer", required_argument, NULL, OPT_OAUTH_ISSUER},
+		{"oauth-audience", required_argument, NULL, OPT_OAUTH_AUDIENCE},
 		{"allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN},
 		{"http-timeout", required_argument, NULL, OPT_HTTP_TIMEOUT},
 		{"max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS},
@@ -111,6 +125,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"grace-seconds", required_argument, NULL, OPT_GRACE},
 		{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+		{"instance", required_argument, NULL, OPT_INSTANCE},
 		{"help", no_argument, NULL, 'h'},
 		HERMES_EXECUTOR_LONGOPTS,
 		{NULL, 0, NULL, 0},
@@ -131,6 +146,7 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 
 	/* hermes mcp --listen */
 	const char *listen = NULL, *token_file = NULL, *origins[16];
+	const char *oauth_issuer = NULL, *oauth_audience = NULL;
 	size_t n_origins = 0;
 	int http_timeout = 0, max_connections = 0;
 	int c, k;
@@ -178,8 +194,20 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 		case OPT_LISTEN:
 			listen = v;
 			break;
+		case OPT_INSTANCE:
+			if (!hermes_instance_valid(v))
+				return hermes_usage_error(cmd, "invalid --instance '%s' (expected 1 to 63 of "
+				                          "a-z, 0-9 and '-')", v);
+			opts.config.instance = v;
+			break;
 		case OPT_TOKEN_FILE:
 			token_file = v;
+			break;
+		case OPT_OAUTH_ISSUER:
+			oauth_issuer = v;
+			break;
+		case OPT_OAUTH_AUDIENCE:
+			oauth_audience = v;
 			break;
 		case OPT_ALLOW_ORIGIN:
 			if (n_origins == sizeof origins / sizeof origins[0] || strstr(v, "://") == NULL)
@@ -224,13 +252,26 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 			return HERMES_EXIT_USAGE;
 		hermes_executor_free(ex);
 	}
-	if (listen == NULL && (token_file || n_origins || http_timeout || max_connections))
-		return hermes_usage_error(cmd, "--auth-token-file, --allow-origin, --http-timeout and "
-		                          "--max-connections go with --listen");
+	if (listen == NULL && (token_file || n_origins || http_timeout || max_connections ||
+	                       oauth_issuer || oauth_audience))
+		return hermes_usage_error(cmd, "--auth-token-file, --oauth-issuer, --oauth-audience, "
+		                          "--allow-origin, --http-timeout and --max-connections go with "
+		                          "--listen");
+	if (!oauth_issuer != !oauth_audience)
+		return hermes_usage_error(cmd, "--oauth-issuer and --oauth-audience go together (the "
+		                          "issuer whose tokens are accepted, and this endpoint's URL)");
+	static char default_instance[HERMES_INSTANCE_MAX + 1];
+	if (!opts.config.instance) {
+		/* the host's name, and the port where there is one: unique among a host's servers */
+		const char *colon = listen && strncmp(listen, "unix:", 5) ? strrchr(listen, ':') : NULL;
+		hermes_instance_default(default_instance, sizeof default_instance,
+		                        colon ? atoi(colon + 1) : 0);
+		opts.config.instance = default_instance;
+	}
 	if (listen) {
 #ifdef HAVE_HTTP
-		hermes_http_options_t http = {listen, token_file, origins, n_origins, http_timeout,
-		                              max_connections};
+		hermes_http_options_t http = {listen, token_file, oauth_issuer, oauth_audience, origins,
+		                              n_origins, http_timeout, max_connections};
 		return hermes_http_run(&opts, &http);
 #else
 		return hermes_usage_error(cmd, "--listen: this hermes was built without Streamable HTTP "

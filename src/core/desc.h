@@ -41,6 +41,8 @@ typedef struct hermes_field_desc {
 	const char *default_string;/* DEFAULT strings */
 	int64_t min, max;          /* integers: the values accepted (the type's range unless the table
 	                              narrows it, INT32(1, MAX)) */
+	bool handle;               /* a HANDLE: names state one Hermes process holds (MCP mirrors it
+	                              into the Mcp-Param-Handle header, for load balancers) */
 } hermes_field_desc_t;
 
 struct hermes_type_desc {

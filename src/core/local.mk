@@ -10,6 +10,7 @@ libhermes_core_la_SOURCES = \
 	src/core/buf.c src/core/buf.h \
 	src/core/dl.c src/core/dl.h \
 	src/core/fdio.c src/core/fdio.h \
+	src/core/instance.c src/core/instance.h \
 	src/core/utf8.c src/core/utf8.h \
 	src/core/json.c src/core/json.h \
 	src/core/cancel.c \

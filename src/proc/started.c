@@ -28,7 +28,7 @@ struct hermes_started_prog {
 	struct hermes_started_prog *next; /* the table's list, oldest first (table lock) */
 	bool listed;                      /* in the list: its id is known */
 	int refs;                         /* the list's own, and each handle (table lock) */
-	char id[24];
+	char id[HERMES_HANDLE_MAX];
 	char command_line[1001];
 	bool tty;
 	time_t started;
@@ -63,6 +63,7 @@ struct hermes_started {
 	hermes_started_prog_t *head;
 	int limit;
 	unsigned seq, tag;
+	char instance[HERMES_INSTANCE_MAX + 1]; /* the ids' first part */
 };
 
 int64_t hermes_started_now_ms(void)
@@ -72,7 +73,7 @@ int64_t hermes_started_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-hermes_started_t *hermes_started_new(int limit)
+hermes_started_t *hermes_started_new(int limit, const char *instance)
 {
 	hermes_started_t *t = calloc(1, sizeof *t);
 	if (!t)
@@ -84,6 +85,10 @@ hermes_started_t *hermes_started_new(int limit)
 	pthread_cond_init(&t->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	t->limit = limit;
+	if (hermes_instance_valid(instance))
+		snprintf(t->instance, sizeof t->instance, "%s", instance);
+	else
+		hermes_instance_default(t->instance, sizeof t->instance, 0);
 	if (getrandom(&t->tag, sizeof t->tag, GRND_NONBLOCK) != (ssize_t)sizeof t->tag)
 		t->tag = (unsigned)hermes_started_now_ms() ^ ((unsigned)getpid() << 12);
 	t->tag &= 0xFFFFFF;
@@ -432,6 +437,11 @@ void hermes_started_collect(hermes_started_prog_t *p)
 		destroy(p);
 }
 
+const char *hermes_started_instance(const hermes_started_t *t)
+{
+	return t->instance;
+}
+
 hermes_started_prog_t *hermes_started_find(hermes_started_t *t, const char *id)
 {
 	pthread_mutex_lock(&t->lock);
@@ -543,7 +553,7 @@ int hermes_started_start(hermes_started_t *t, const hermes_spawn_t *spec,
 		pthread_mutex_unlock(&t->lock);
 		rc = -EAGAIN;
 	} else {
-		snprintf(p->id, sizeof p->id, "p%u-%06x", ++t->seq, t->tag);
+		snprintf(p->id, sizeof p->id, "%s.p%u-%06x", t->instance, ++t->seq, t->tag);
 		p->state = STARTING;
 		p->listed = true;
 		p->refs = 2; /* the list's, and the caller's */

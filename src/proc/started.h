@@ -25,6 +25,7 @@
 
 #include <hermes/hermes.h>
 
+#include "core/instance.h"
 #include "proc/spawn.h"
 
 #define HERMES_STARTED_KEEP (1 << 20)      /* bytes of output kept per program */
@@ -34,7 +35,7 @@ typedef struct hermes_started hermes_started_t;
 typedef struct hermes_started_prog hermes_started_prog_t;
 
 /* A new, empty table; limit: programs running at once. NULL if out of memory. */
-hermes_started_t *hermes_started_new(int limit);
+hermes_started_t *hermes_started_new(int limit, const char *instance);
 /* Stops every program (SIGTERM to each group, SIGKILL after HERMES_RUN_URGENT_GRACE_MS), waits
  * for them and frees the table. NULL is fine; void * to be an executor's state_free. */
 void hermes_started_free(void *table);
@@ -53,13 +54,16 @@ typedef struct hermes_started_opts {
 int hermes_started_start(hermes_started_t *t, const hermes_spawn_t *spec,
                          const hermes_started_opts_t *opts, hermes_started_prog_t **out);
 
+/* The instance name the table's ids begin with ("<instance>.p<N>-<hex>"). */
+const char *hermes_started_instance(const hermes_started_t *t);
+
 /* A reference to the program of id, or NULL (unknown, or collected). */
 hermes_started_prog_t *hermes_started_find(hermes_started_t *t, const char *id);
 void hermes_started_release(hermes_started_prog_t *p);
 
 /* What a program is: id, pid, state. */
 typedef struct hermes_started_info {
-	char id[24];
+	char id[HERMES_HANDLE_MAX];
 	pid_t pid;
 	bool running;
 	int exit_code;         /* once ended: exit status, 128+N for signal N, 127 if not executed */

@@ -21,6 +21,7 @@ void hermes_inflight_add(server_t *srv, request_t *req)
 	srv->active = req;
 	srv->active_count++;
 	pthread_mutex_unlock(&srv->lock);
+	atomic_fetch_add(&srv->budget->inflight, 1);
 	if (req->batch)
 		atomic_fetch_add(&req->batch->pending, 1);
 }
@@ -94,6 +95,7 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 	if (req->next)
 		req->next->prev = req->prev;
 	srv->active_count--;
+	atomic_fetch_sub(&srv->budget->inflight, 1);
 	bool wake;
 	pending_id_t *ids = take_if_idle_locked(srv, &wake);
 	pthread_mutex_unlock(&srv->lock);

@@ -39,6 +39,12 @@ void hermes_channel_hold(hermes_channel_t *ch)
 		ch->ops->hold(ch);
 }
 
+bool hermes_channel_allows(hermes_channel_t *ch, const struct hermes_verb_desc *desc, char *why,
+                           size_t n)
+{
+	return !ch || !ch->ops->allows || ch->ops->allows(ch, desc, why, n);
+}
+
 void hermes_channel_release(hermes_channel_t *ch)
 {
 	if (ch->ops->release)

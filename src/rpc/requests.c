@@ -22,10 +22,14 @@ static void send_progress(void *ctx, double progress, double total, const char *
 	req->answer->progress(req->ch, req->progress_token, progress, total, message);
 }
 
-/* Whether a result of want more bytes may be built now: the client reads its replies (fewer
- * than the bound wait for it on the request's channel, and in the budget: the replies of all the
- * process's sessions) and the results being built in the budget leave room for it (or there are
- * none: one result larger than the bound still goes, alone). */
+/* Whether a request may start (want 0), or a result of want more bytes be built now. Its own
+ * client reads its replies (fewer than the bound wait for it on the request's channel), and the
+ * results being built in the budget leave room for it (or there are none: one result larger than
+ * the bound still goes, alone). The replies the other clients have not read (over HTTP: the
+ * budget's) stop only a result: past their bound, one still goes if the replies and the results
+ * together stay under the replies' bound and half the results' (32 MiB). So a client that does
+ * not read holds up the big results of the others until its timeout, never their small calls
+ * (fs.exists, a small file). */
 static bool result_room(request_t *req, size_t want, bool *stop)
 {
 	server_t *srv = req->srv;
@@ -36,11 +40,14 @@ static bool result_room(request_t *req, size_t want, bool *stop)
 	*stop = req->cancel_requested || atomic_load(&srv->client_gone);
 	pthread_mutex_unlock(&srv->lock);
 	pthread_mutex_lock(&b->lock);
-	bool out = queued < HERMES_SERVER_MAX_QUEUED_BYTES &&
-	           atomic_load(&b->queued) < HERMES_SERVER_MAX_QUEUED_BYTES;
-	size_t held = b->results;
-	bool room = out && (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
-	                                  want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
+	size_t held = b->results, replies = atomic_load(&b->queued);
+	bool room = queued < HERMES_SERVER_MAX_QUEUED_BYTES &&
+	            (held == 0 || (held < HERMES_SERVER_MAX_RESULT_BYTES &&
+	                           want <= HERMES_SERVER_MAX_RESULT_BYTES - held));
+	if (room && want && replies >= HERMES_SERVER_MAX_QUEUED_BYTES)
+		room = want <= HERMES_SERVER_MAX_RESULT_BYTES / 2 &&
+		       replies + held + want <= HERMES_SERVER_MAX_QUEUED_BYTES +
+		                                HERMES_SERVER_MAX_RESULT_BYTES / 2;
 	if (room && !*stop && want) {
 		b->results += want;
 		req->result_bytes += want;
@@ -84,9 +91,12 @@ static void run_request(hermes_pool_job_t *job)
 	hermes_reply_t r;
 
 	/* Only a LONG verb watches a cancellation token (and a call that wants progress reports);
-	 * the others run to the end anyway, so they are spared the descriptor it costs. */
+	 * the others run to the end anyway. Every call run by a worker gets a token for the memory
+	 * hook (fs.readRange says what its lines hold), but an INSTANT one on the reader, which
+	 * builds nothing big and is spared the descriptor it costs. */
 	hermes_cancel_t *token = NULL;
-	if ((req->job.blocking || req->progress_token) && (token = hermes_cancel_new()) == NULL)
+	bool cancellable = req->job.blocking || req->progress_token;
+	if (!(req->send_flags & HERMES_SEND_GATHER) && (token = hermes_cancel_new()) == NULL)
 		hermes_log(HERMES_LOG_WARN, "no cancellation token for a request (out of descriptors?)");
 	if (token && req->progress_token)
 		hermes_cancel_set_progress(token, send_progress, req);
@@ -95,7 +105,7 @@ static void run_request(hermes_pool_job_t *job)
 	pthread_mutex_lock(&srv->lock);
 	req->started = true;
 	bool cancelled = req->cancel_requested;
-	req->token = cancelled ? NULL : token;
+	req->token = cancelled || !cancellable ? NULL : token;
 	pthread_mutex_unlock(&srv->lock);
 	if (cancelled) {
 		/* cancelled between leaving the queue and starting: it never runs */
@@ -125,13 +135,13 @@ static void run_request(hermes_pool_job_t *job)
 	memset(&err, 0, sizeof err);
 	hermes_outcome_t outcome = hermes_execute_json(req->ex, req->verb, req->params, req->msg->body,
 	                                               0, token, &result, &err);
-	if (token) {
+	if (token && cancellable) {
 		pthread_mutex_lock(&srv->lock);
 		req->token = NULL;
 		cancelled = req->cancel_requested;
 		pthread_mutex_unlock(&srv->lock);
-		hermes_cancel_free(token);
 	}
+	hermes_cancel_free(token);
 
 	if (req->id == NULL) {
 		free(result);

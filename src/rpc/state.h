@@ -117,6 +117,7 @@ typedef struct pending_id {
 struct hermes_budget {
 	atomic_size_t held;             /* bytes of the messages alive (text and tree) */
 	atomic_size_t queued;           /* bytes of replies the transport holds (hold_replies) */
+	atomic_size_t inflight;         /* requests queued or running, all sessions together */
 	pthread_mutex_t lock;           /* guards results */
 	size_t results;                 /* results being built, as announced (requests.c) */
 	pthread_cond_t room;            /* signalled when results go down, and when replies were
@@ -256,6 +257,9 @@ void hermes_channel_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags
 /* A reference on ch for a reply sent later (see hermes_channel_ops_t.hold), and its release. */
 void hermes_channel_hold(hermes_channel_t *ch);
 void hermes_channel_release(hermes_channel_t *ch);
+/* Whether the client on ch may call desc (see hermes_channel_ops_t.allows); why as there. */
+bool hermes_channel_allows(hermes_channel_t *ch, const struct hermes_verb_desc *desc, char *why,
+                           size_t n);
 /* A batch of n elements answering on ch (held), one reply pending (the reader's); NULL if out
  * of memory. */
 batch_t *hermes_batch_new(hermes_channel_t *ch, size_t n);

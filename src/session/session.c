@@ -33,6 +33,7 @@ static void budget_init(hermes_budget_t *b)
 {
 	atomic_init(&b->held, 0);
 	atomic_init(&b->queued, 0);
+	atomic_init(&b->inflight, 0);
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->room, NULL);
 	b->results = 0;
@@ -281,13 +282,13 @@ static size_t queued(server_t *srv)
 static bool over_bounds(server_t *srv, bool waiting)
 {
 	unsigned shift = waiting ? 1 : 0;
-	pthread_mutex_lock(&srv->lock);
-	size_t active = srv->active_count;
-	pthread_mutex_unlock(&srv->lock);
-	return active >= (HERMES_SERVER_MAX_INFLIGHT >> shift) ||
+	/* The replies the transport holds past its default channel (HTTP: one request's on each
+	 * connection) do not stop the reading: a client that does not read its reply would stop
+	 * every other client's (a connection carries one request at a time, and a request whose
+	 * result is big waits for room in the budget before it builds it: requests.c). */
+	return atomic_load(&srv->budget->inflight) >= (HERMES_SERVER_MAX_INFLIGHT >> shift) ||
 	       atomic_load(&srv->budget->held) >= (HERMES_SERVER_MAX_HELD_BYTES >> shift) ||
-	       queued(srv) + atomic_load(&srv->budget->queued) >=
-	               (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
+	       queued(srv) >= (HERMES_SERVER_MAX_QUEUED_BYTES >> shift);
 }
 
 /* Not while the client holds too much. The flag is published before the second look, so a

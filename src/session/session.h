@@ -10,12 +10,13 @@
  *                    -> stdio/output.c (the writer thread) -> stdio/framing.c (bytes <-> messages)
  *                   http/http.c (hermes_http_run: Streamable HTTP; setting up, the main loop)
  *                    -> http_request.c (a POST's life: its body, its session, its answer)
- *                    -> http_headers.c (endpoint, Origin, token, method, types, length)
+ *                    -> http_headers.c (endpoint, Origin, method, types, length)
+ *                    -> http_auth.c (credentials: the token file's rights, OAuth access tokens)
  *                    -> http_sse.c (an answer streamed as events)
  *                    -> http_channel.c (a request's channel: what comes back, queued; the wait)
  *                    -> http_sessions.c (the shared 2026 session, the table of 2025-era ones)
  *                    -> http_respond.c (whole responses)
- *                    -> http_listen.c (the socket, accepting, connections), http_token.c
+ *                    -> http_listen.c (the socket, accepting, connections)
  *                    -> mhd_lib.c (libmicrohttpd, loaded on first use),
  *                       http_check.c (Origin, bearer token, mirrored headers, status codes)
  *   src/session/    session.c (new/end/free, messages in, end of input, signals, bounds, grace)
@@ -65,6 +66,7 @@
  * nothing more once hermes_session_message has returned and every hold() was release()d: an
  * HTTP transport ends the response then (and answers 202 if nothing was sent at all). */
 typedef struct hermes_channel hermes_channel_t;
+struct hermes_verb_desc;
 
 enum {
 	/* The reply of the only request in flight: the transport may write it from the calling
@@ -100,6 +102,11 @@ typedef struct hermes_channel_ops {
 	/* The framing the initialize result reports ("ndjson", "content-length"), or NULL (then
 	 * the capability is left out). NULL op: NULL. */
 	const char *(*framing)(hermes_channel_t *ch);
+	/* Whether the client on this channel may call the verb (its credential's rights: a token's
+	 * read-only, allow= and deny=, an OAuth token's scopes), on top of the server's own policy;
+	 * false with why (of size n) saying so. tools/list shows only what it allows, and a call of
+	 * anything else is refused (NotAllowed), nothing run. NULL op: everything the policy allows. */
+	bool (*allows)(hermes_channel_t *ch, const struct hermes_verb_desc *desc, char *why, size_t n);
 } hermes_channel_ops_t;
 
 struct hermes_channel {
@@ -134,13 +141,15 @@ typedef struct hermes_budget hermes_budget_t;
 hermes_budget_t *hermes_budget_new(void); /* NULL if memory lacks */
 void hermes_budget_free(hermes_budget_t *b); /* after the last session using it; NULL is fine */
 /* A transport holds bytes of replies past what its channels' queued() report (HTTP: from send()
- * until the response is gone): counted against the replies' bound, while held. Any thread. */
+ * until they are written): counted against the replies' bound, while held, where a result waits
+ * for room before it is built; they do not stop the reading (another client's request must not
+ * wait for a client that does not read). Any thread. */
 void hermes_budget_hold_replies(hermes_budget_t *b, size_t bytes);
 /* They are gone (written, or the client left): waiting work may go on. Any thread. */
 void hermes_budget_release_replies(hermes_budget_t *b, size_t bytes);
 
 /* What the sessions of a budget (the process's) hold for their clients at most, all together
- * (requests in flight: per session); past one of these hermes_session_may_read says no until
+ * (requests in flight too); past one of these hermes_session_may_read says no until
  * there is room again (backpressure), so memory stays bounded whatever the clients send and
  * however slowly they read. Documented in PROTOCOL.md. */
 #define HERMES_SERVER_MAX_VALUES       (256 * 1024)  /* JSON values in one message */

@@ -19,9 +19,11 @@ HTTP_SOURCES = \
 	src/transport/http/http_sessions.c \
 	src/transport/http/http_respond.c \
 	src/transport/http/http_listen.c \
-	src/transport/http/http_token.c \
+	src/transport/http/http_auth.c \
 	src/transport/http/mhd_lib.c src/transport/http/mhd_lib.h
 if HAVE_HTTP
 libhermes_server_la_SOURCES += $(HTTP_SOURCES)
+# who may call: the token file's rights and OAuth access tokens (src/auth)
+libhermes_server_la_LIBADD += libhermes_auth.la
 endif
 EXTRA_DIST += $(HTTP_SOURCES)

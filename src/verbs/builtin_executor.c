@@ -34,7 +34,7 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 	}
 	const hermes_config_t *cfg = hermes_executor_config(ex);
 	if (cfg->max_processes > 0) {
-		hermes_started_t *started = hermes_started_new(cfg->max_processes);
+		hermes_started_t *started = hermes_started_new(cfg->max_processes, cfg->instance);
 		if (!started || hermes_executor_set_state(ex, started, hermes_started_free) != 0) {
 			hermes_started_free(started);
 			hermes_executor_free(ex);

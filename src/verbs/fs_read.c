@@ -175,9 +175,11 @@ fail:
 
 /* ---- fs.readRange ------------------------------------------------------------------------- */
 
-/* The lines start..end (1-based, inclusive) read forward from fd's current offset into text.
- * *lines: how many were copied; *at_end: nothing of the file follows them. 0, or -1 once result
- * says why. */
+/* The lines start..end (1-based, inclusive) read forward from fd's offset into text. *lines: how
+ * many were copied; *at_end: nothing of the file follows them. 0, or -1 once result says why.
+ * The file is scanned first for where the lines are, then their bytes are read in one go: so
+ * the host learns the result's size before it is built (hermes_call_hold_memory), and the text
+ * is one block of its size. */
 static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_t end,
                         const char *path, void *result, hermes_buf_t *text, int64_t *lines,
                         bool *at_end)
@@ -192,6 +194,14 @@ static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_
 	int64_t line = 1;     /* number of the line the next byte belongs to */
 	bool partial = false; /* text ends inside a line (no '\n' yet) */
 	int rc = 0;
+	int64_t pos = lseek(fd, 0, SEEK_CUR); /* the file offset of buf[0] */
+	int64_t from = -1;    /* the file offset of the range's first byte */
+	size_t bytes = 0;     /* the range's bytes */
+	if (pos < 0) {
+		hermes_ws_fail(result, -errno, "read", path);
+		free(buf);
+		return -1;
+	}
 	*lines = 0;
 	*at_end = true;
 	for (bool done = false; !done;) {
@@ -211,6 +221,8 @@ static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_
 		if (n == 0)
 			break;
 		const char *p = buf, *e = buf + n;
+		int64_t at = pos;
+		pos += n;
 		if (line < start) {
 			/* Skip whole buffers at memory speed while the range is still ahead. */
 			size_t nl = hermes_count_newlines(p, (size_t)n);
@@ -231,14 +243,10 @@ static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_
 			const char *stop = q ? q + 1 : e;
 			if (!partial)
 				(*lines)++;
-			hermes_buf_append(text, p, (size_t)(stop - p));
-			if (text->failed) {
-				hermes_ws_fail(result, -ENOMEM, "read", path);
-				rc = -1;
-				done = true;
-				break;
-			}
-			if ((int64_t)text->len > max) {
+			if (from < 0)
+				from = at + (p - buf);
+			bytes += (size_t)(stop - p);
+			if ((int64_t)bytes > max) {
 				hermes_result_fail(result, HERMES_E_TOO_LARGE,
 				                   "cannot read lines %lld-%lld of '%s': they pass the read limit "
 				                   "of %lld bytes (ask for fewer lines)", (long long)start,
@@ -259,7 +267,32 @@ static int read_forward(const hermes_call_t *call, int fd, int64_t start, int64_
 		}
 	}
 	free(buf);
-	return rc;
+	if (rc || bytes == 0)
+		return rc;
+	/* The host may bound the memory that results hold: it may make this wait for room. */
+	if (!hermes_call_hold_memory(call, bytes)) {
+		hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", path);
+		return -1;
+	}
+	if (!hermes_buf_reserve(text, bytes + 1)) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return -1;
+	}
+	for (size_t got = 0; got < bytes;) {
+		ssize_t r = pread(fd, text->data + text->len, bytes - got, from + (int64_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			hermes_ws_fail(result, -errno, "read", path);
+			return -1;
+		}
+		if (r == 0)
+			break; /* the file was cut short meanwhile: what is left of the lines */
+		got += (size_t)r;
+		text->len += (size_t)r;
+	}
+	text->data[text->len] = '\0';
+	return 0;
 }
 
 /* Lines of the file from the end: the offset where its last k lines start (0 if it has fewer)
@@ -346,6 +379,10 @@ static int read_tail(const hermes_call_t *call, int fd, const struct stat *st, i
 		                   "bytes (ask for fewer lines)", (int)start, (int)end,
 		                   hermes_ws_shown(path, shown, sizeof shown),
 		                   (long long)call->config->max_read_bytes);
+		return -1;
+	}
+	if (!hermes_call_hold_memory(call, (size_t)len)) {
+		hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", path);
 		return -1;
 	}
 	char *tail = malloc((size_t)len + 1);

@@ -27,6 +27,18 @@
 static hermes_started_prog_t *find(const hermes_call_t *call, const char *id, void *result)
 {
 	hermes_started_prog_t *p = call->state ? hermes_started_find(call->state, id) : NULL;
+	char owner[HERMES_INSTANCE_MAX + 1];
+	if (!p && call->state && hermes_handle_instance(id, owner, sizeof owner) &&
+	    strcmp(owner, hermes_started_instance(call->state)) != 0) {
+		char shown[256];
+		hermes_result_fail(result, HERMES_E_WRONG_INSTANCE,
+		                   "the program '%s' is held by the Hermes instance '%s', not by this one "
+		                   "('%s'): send the request there (a load balancer routes on the handle's "
+		                   "part before its first dot, mirrored in Mcp-Param-Handle)",
+		                   hermes_ws_shown(id, shown, sizeof shown), owner,
+		                   hermes_started_instance(call->state));
+		return NULL;
+	}
 	if (!p) {
 		char shown[256];
 		hermes_result_fail(result, HERMES_E_NOT_FOUND,

@@ -94,15 +94,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT((code == -32022) == (err_data != NULL));
 		free(err_data);
 		if (meta.modern && code == 0 && hermes_json_is_c_string(method)) {
-			hermes_http_mirror_t m = {h[2], h[3], h[4]};
+			hermes_http_mirror_t m = {h[2], h[3], h[4], h[1]};
 			hermes_http_mirror_check(&m, meta.version, method->str, params, notification, why,
 			                         sizeof why);
+			hermes_http_param_check(&m, params, why, sizeof why);
 			/* headers made from the body agree with it */
 			const hermes_json_t *name = hermes_json_member(params, "name");
 			if (name == NULL || name->type != HERMES_JSON_STRING)
 				name = hermes_json_member(params, "uri");
 			char *enc = name && name->type == HERMES_JSON_STRING ? b64(name->str, name->len) : NULL;
-			hermes_http_mirror_t good = {meta.version, method->str, enc};
+			hermes_http_mirror_t good = {meta.version, method->str, enc, NULL};
 			FUZZ_ASSERT(hermes_http_mirror_check(&good, meta.version, method->str, params,
 			                                     notification, why, sizeof why) == 0);
 			free(enc);

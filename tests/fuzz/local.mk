@@ -5,6 +5,10 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
 	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_patch
+# the bearer token and the JWK Set of OAuth (src/auth exists only with Streamable HTTP)
+if HAVE_HTTP
+FUZZ_TARGETS += tests/fuzz/fuzz_jwt
+endif
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la
 
@@ -37,6 +41,9 @@ tests_fuzz_fuzz_session_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_co
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_http_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/http"'
 tests_fuzz_fuzz_http_LDADD = libhermes_server.la $(fuzz_core_libs)
+tests_fuzz_fuzz_jwt_SOURCES = tests/fuzz/fuzz_jwt.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_jwt_CFLAGS = $(fuzz_cflags) $(CRYPTO_CFLAGS) -DFUZZ_CORPORA='"tests/fuzz/corpus/jwt"'
+tests_fuzz_fuzz_jwt_LDADD = libhermes_auth.la $(fuzz_core_libs) $(DLOPEN_LIBS)
 # workspace path resolution
 tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
@@ -63,6 +70,7 @@ tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_edits_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_http_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_patch_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_jwt_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -79,6 +87,7 @@ tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_edits_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_http_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_patch_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_jwt_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1

@@ -89,17 +89,28 @@ static void append_tool(hermes_buf_t *b, const hermes_verb_desc_t *d)
 	hermes_buf_puts(b, "}}");
 }
 
-/* {"tools": [...]}: every verb the policy allows, in the table's order (fixed). */
-static char *tools_json(server_t *srv)
+/* {"tools": [...]}: every verb the policy and the client's rights (its channel's) allow, in the
+ * table's order (fixed). *restricted: whether the rights left one out (then the list is this
+ * client's, not the server's). */
+static char *tools_json(server_t *srv, hermes_channel_t *ch, bool *restricted)
 {
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"tools\":[");
 	/* the executor's verbs; while the workspace is not known yet, the table's (the same) */
 	size_t n = srv->ex ? hermes_executor_verb_count(srv->ex) : hermes_verb_desc_count;
+	bool first = true;
+	*restricted = false;
 	for (size_t i = 0; i < n; i++) {
-		if (i)
+		const hermes_verb_desc_t *d = srv->ex ? hermes_executor_verb_at(srv->ex, i) : &hermes_verb_descs[i];
+		char why[256];
+		if (!hermes_channel_allows(ch, d, why, sizeof why)) {
+			*restricted = true;
+			continue;
+		}
+		if (!first)
 			hermes_buf_puts(&b, ",");
-		append_tool(&b, srv->ex ? hermes_executor_verb_at(srv->ex, i) : &hermes_verb_descs[i]);
+		first = false;
+		append_tool(&b, d);
 	}
 	hermes_buf_puts(&b, "]}");
 	return hermes_buf_finish(&b);
@@ -107,7 +118,8 @@ static char *tools_json(server_t *srv)
 
 void hermes_mcp_tools_list(server_t *srv, call_t *c)
 {
-	hermes_reply_result(c, tools_json(srv));
+	bool restricted;
+	hermes_reply_result(c, tools_json(srv, c->ch, &restricted));
 }
 
 void hermes_mcp_reply_complete(call_t *c, char *result, bool cacheable)
@@ -144,7 +156,11 @@ void hermes_mcp_modern_tools_list(server_t *srv, call_t *c)
 {
 	hermes_mcp_meta_t meta;
 	if (hermes_mcp_modern_begin(c, &meta))
-		hermes_mcp_reply_complete(c, tools_json(srv), true);
+	{
+		bool restricted;
+		char *list = tools_json(srv, c->ch, &restricted);
+		hermes_mcp_reply_complete(c, list, !restricted); /* a list for one token: not public */
+	}
 }
 
 /* The verb a tool name (fs_readRange) or a verb name (fs.readRange) stands for. */
@@ -302,6 +318,11 @@ static void tools_call(server_t *srv, call_t *c, bool modern)
 	if (verb == NULL) {
 		hermes_reply_invalid_params(c, "name", "UnknownVerb",
 		                            "unknown tool '%.200s': tools/list names the tools", name->str);
+		return;
+	}
+	char why[512];
+	if (!hermes_channel_allows(c->ch, verb, why, sizeof why)) {
+		hermes_reply_invalid_params(c, "name", "NotAllowed", "%s", why);
 		return;
 	}
 	const hermes_json_t *args = hermes_json_member(p, "arguments");

@@ -51,7 +51,7 @@ static void drop_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	hermes_reply_clear(r);
 }
 
-static const hermes_channel_ops_t drop_ops = {drop_send, NULL, NULL, NULL, NULL, NULL, NULL};
+static const hermes_channel_ops_t drop_ops = {.send = drop_send};
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
@@ -83,7 +83,7 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	pthread_cond_init(&hs->room, NULL);
 	pthread_cond_init(&hs->conn_room, NULL);
 	hermes_log_set_level(opts->log_level);
-	if (http->auth_token_file && hermes_http_read_token(hs, http->auth_token_file) != 0) {
+	if (hermes_http_read_credentials(hs, http) != 0) {
 		status = 2;
 		goto out;
 	}
@@ -161,7 +161,7 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "hermes mcp: listening on %s (%s)\n", url,
-	        hs->token ? "bearer token required" : "no token");
+	        hs->oauth ? "OAuth access tokens required" : hs->tokens ? "bearer token required" : "no token");
 	fflush(stderr);
 
 	int handled = 0;
@@ -229,10 +229,7 @@ out:
 	if (hs->accept_stop >= 0)
 		close(hs->accept_stop);
 	pthread_cond_destroy(&hs->conn_room);
-	if (hs->token) {
-		explicit_bzero(hs->token, hs->token_len);
-		free(hs->token);
-	}
+	hermes_http_credentials_free(hs);
 	pthread_mutex_destroy(&hs->lock);
 	pthread_mutex_destroy(&hs->modern_feed);
 	pthread_cond_destroy(&hs->room);

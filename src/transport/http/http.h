@@ -10,7 +10,11 @@
 
 typedef struct hermes_http_options {
 	const char *listen;             /* HOST:PORT, [IPV6]:PORT, or unix:PATH */
-	const char *auth_token_file;    /* or NULL: no token (then only loopback or a Unix socket) */
+	const char *auth_token_file;    /* or NULL: no token (then only loopback or a Unix socket);
+	                                   a line per token, with its rights (auth/rights.h) */
+	const char *oauth_issuer;       /* OAuth 2.1 resource server: the issuer whose JWT access
+	                                   tokens are accepted (auth/oauth.h), or NULL */
+	const char *oauth_audience;     /* with it: this endpoint's URL, which tokens' aud holds */
 	const char *const *allow_origins; /* Origins served besides loopback ones */
 	size_t n_allow_origins;
 	int timeout_seconds;            /* a whole request (line, headers, body), an idle connection;

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -29,9 +30,13 @@ void hermes_http_req_unref(hreq_t *q)
 		free(m->body);
 		free(m);
 	}
-	free(q->cur);
+	if (q->cur) {
+		free(q->cur->body);
+		free(q->cur);
+	}
 	hermes_buf_free(&q->body);
 	free(q->id_text);
+	hermes_rights_clear(&q->oauth_rights);
 	if (q->efd >= 0)
 		close(q->efd);
 	pthread_mutex_destroy(&q->lock);
@@ -132,8 +137,25 @@ static void req_release(hermes_channel_t *ch)
 	hermes_http_req_unref((hreq_t *)ch);
 }
 
+/* The request's credential decides (http_auth.c set q->rights). */
+static bool req_allows(hermes_channel_t *ch, const hermes_verb_desc_t *desc, char *why, size_t n)
+{
+	const hreq_t *q = (const hreq_t *)ch;
+	if (hermes_rights_allow(q->rights, desc))
+		return true;
+	if (q->rights == &q->oauth_rights)
+		snprintf(why, n, "%s needs the scope %s, which this access token does not have", desc->name,
+		         hermes_rights_scope_needed(desc));
+	else
+		snprintf(why, n, "%s is not allowed with this bearer token (its line in the token file "
+		         "says%s%s%s%s%s)", desc->name, q->rights->read_only ? " read-only" : "",
+		         q->rights->allow ? " allow=" : "", q->rights->allow ? q->rights->allow : "",
+		         q->rights->deny ? " deny=" : "", q->rights->deny ? q->rights->deny : "");
+	return false;
+}
+
 static const hermes_channel_ops_t req_ops = {req_send, NULL, req_queued, req_wait_room, req_hold,
-                                             req_release, NULL};
+                                             req_release, NULL, req_allows};
 
 hreq_t *hermes_http_req_new(http_server_t *hs, conn_t *k)
 {
@@ -146,6 +168,9 @@ hreq_t *hermes_http_req_new(http_server_t *hs, conn_t *k)
 	q->refs = 1;
 	q->efd = -1;
 	q->tail = &q->head;
+	atomic_init(&q->taken_at, 0);
+	atomic_init(&q->streaming, false);
+	atomic_init(&q->idle, false);
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->room, NULL);
 	return q;

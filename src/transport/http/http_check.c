@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/desc.h"
 #include "transport/http/http_check.h"
 #include "rpc/jsonrpc.h"
 
@@ -103,16 +104,26 @@ bool hermes_http_origin_allowed(const char *origin, const char *const *allowed, 
 	return false;
 }
 
-bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len)
+const char *hermes_http_bearer_token(const char *authorization, size_t *len)
 {
-	if (authorization == NULL || token_len == 0 || strncasecmp(authorization, "Bearer ", 7) != 0)
-		return false;
+	if (authorization == NULL || strncasecmp(authorization, "Bearer ", 7) != 0)
+		return NULL;
 	const char *given = authorization + 7;
 	while (*given == ' ')
 		given++;
 	size_t n = strlen(given);
 	while (n && (given[n - 1] == ' ' || given[n - 1] == '\t'))
 		n--;
+	*len = n;
+	return n ? given : NULL;
+}
+
+bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len)
+{
+	size_t n = 0;
+	const char *given = hermes_http_bearer_token(authorization, &n);
+	if (given == NULL || token_len == 0)
+		return false;
 	volatile unsigned char diff = n != token_len;
 	for (size_t i = 0; i < token_len; i++)
 		diff |= (unsigned char)token[i] ^ (unsigned char)(i < n ? given[i] : 0);
@@ -243,6 +254,56 @@ int hermes_http_mirror_check(const hermes_http_mirror_t *h, const char *version,
 	if (!same)
 		snprintf(why, n, "Header mismatch: Mcp-Name header value '%.100s' does not match body "
 		         "value '%.100s'", h->name, v->str);
+	free(got);
+	return same ? 0 : -1;
+}
+
+int hermes_http_param_check(const hermes_http_mirror_t *h, const hermes_json_t *params, char *why,
+                            size_t n)
+{
+	const hermes_json_t *name = hermes_json_member(params, "name");
+	if (!hermes_json_is_c_string(name) || name->len >= 128)
+		return 0;
+	char dotted[128];
+	snprintf(dotted, sizeof dotted, "%s", name->str);
+	const hermes_verb_desc_t *d = hermes_verb_desc_find(dotted);
+	char *u = strchr(dotted, '_');
+	if (!d && u) {
+		*u = '.';
+		d = hermes_verb_desc_find(dotted);
+	}
+	const hermes_field_desc_t *f = NULL;
+	for (size_t i = 0; d && i < d->args->field_count; i++)
+		if (d->args->fields[i].handle)
+			f = &d->args->fields[i];
+	if (!f)
+		return 0; /* nothing of this tool is mirrored (a stray Mcp-Param-* is forwarded, ignored) */
+	const hermes_json_t *v = hermes_json_member(hermes_json_member(params, "arguments"), f->name);
+	if (!v || v->type == HERMES_JSON_NULL) {
+		if (h->param_handle) {
+			snprintf(why, n, "Header mismatch: Mcp-Param-Handle is present but params.arguments "
+			         "has no %s", f->name);
+			return -1;
+		}
+		return 0;
+	}
+	if (v->type != HERMES_JSON_STRING)
+		return 0; /* mistyped: the decoder says so */
+	if (!h->param_handle) {
+		snprintf(why, n, "Header mismatch: the Mcp-Param-Handle header is missing (params."
+		         "arguments.%s is '%.100s'; the tool's schema marks it x-mcp-header)", f->name, v->str);
+		return -1;
+	}
+	char *got, bad[160];
+	size_t got_len;
+	if (hermes_http_header_decode(h->param_handle, &got, &got_len, bad, sizeof bad) != 0) {
+		snprintf(why, n, "Header mismatch: Mcp-Param-Handle: %s", bad);
+		return -1;
+	}
+	bool same = got_len == v->len && memcmp(got, v->str, got_len) == 0;
+	if (!same)
+		snprintf(why, n, "Header mismatch: Mcp-Param-Handle header value '%.100s' does not match "
+		         "body value '%.100s'", h->param_handle, v->str);
 	free(got);
 	return same ? 0 : -1;
 }

@@ -20,6 +20,9 @@ bool hermes_http_origin_allowed(const char *origin, const char *const *allowed, 
 /* True if the Authorization header value is "Bearer <token>" (the scheme's case ignored) with
  * exactly token[0..token_len). The comparison's time does not depend on where they differ. */
 bool hermes_http_bearer_ok(const char *authorization, const char *token, size_t token_len);
+/* The credential of an "Authorization: Bearer <token>" header (scheme case-insensitive, spaces
+ * around the token dropped): its start, and its length in *len; NULL if there is none. */
+const char *hermes_http_bearer_token(const char *authorization, size_t *len);
 
 /* A mirrored header value as the body holds it: a plain value as is (visible ASCII, space and tab
  * only), or the Base64 sentinel form "=?base64?...?=" decoded. 0 with *out (malloc'd,
@@ -31,6 +34,7 @@ typedef struct hermes_http_mirror {
 	const char *protocol_version; /* MCP-Protocol-Version */
 	const char *method;           /* Mcp-Method */
 	const char *name;             /* Mcp-Name */
+	const char *param_handle;     /* Mcp-Param-Handle: a tool's HANDLE argument (x-mcp-header) */
 } hermes_http_mirror_t;
 
 /* Checks the headers against the message (method, params) of a 2026-07-28 request whose _meta
@@ -45,5 +49,12 @@ int hermes_http_mirror_check(const hermes_http_mirror_t *h, const char *version,
  * and for errors that belong to the call (cancelled), 404 for an unknown method, 500 for an
  * internal error, 400 for the rest (invalid message, params, version, headers). */
 int hermes_http_status_for(int rpc_code);
+
+/* For a tools/call of a verb with a HANDLE argument (its schema's x-mcp-header "Handle"): the
+ * Mcp-Param-Handle header must be there when params.arguments holds that argument, equal to it
+ * (after decoding), and absent when it does not. 0 if so (or the tool has none, or is unknown:
+ * the protocol's error to give); -1 with why ("Header mismatch: ..."). */
+int hermes_http_param_check(const hermes_http_mirror_t *h, const hermes_json_t *params, char *why,
+                            size_t n);
 
 #endif

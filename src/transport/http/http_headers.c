@@ -1,5 +1,5 @@
 /* transport/http/http_headers.c: the checks a request passes once its headers are in (see
- * http_server.h): the endpoint, Origin, the bearer token, the method (DELETE ends a 2025
+ * http_server.h): the endpoint (and OAuth's metadata), Origin, the credential (http_auth.c), the method (DELETE ends a 2025
  * session), Content-Type, Accept and the announced length; and the mirrored headers that must
  * come once. The decisions themselves are
  * http_check.c's where they need no connection. */
@@ -17,17 +17,18 @@
 /* The checks made once the headers are in: a response queued (MHD_YES/NO) if the request is
  * refused, -1 if it may go on. */
 typedef struct {
-	unsigned seen[3];
+	unsigned seen[4];
 } mirror_count_t;
 
-static const char *const mirrored[3] = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"};
+static const char *const mirrored[4] = {"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name",
+                                        "Mcp-Param-Handle"};
 
 static enum MHD_Result count_mirrored(void *cls, enum MHD_ValueKind kind, const char *key,
                                       const char *value)
 {
 	(void)kind, (void)value;
 	mirror_count_t *n = cls;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (key && strcasecmp(key, mirrored[i]) == 0)
 			n->seen[i]++;
 	return MHD_YES;
@@ -35,9 +36,9 @@ static enum MHD_Result count_mirrored(void *cls, enum MHD_ValueKind kind, const 
 
 const char *hermes_http_doubled_mirror(struct MHD_Connection *c)
 {
-	mirror_count_t n = {{0, 0, 0}};
+	mirror_count_t n = {{0, 0, 0, 0}};
 	MHD_get_connection_values(c, MHD_HEADER_KIND, count_mirrored, &n);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (n.seen[i] > 1)
 			return mirrored[i];
 	return NULL;
@@ -47,6 +48,9 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
                               const char *url, const char *method)
 {
 	char why[512];
+	int prm = hermes_http_resource_metadata(hs, c, url, method);
+	if (prm >= 0)
+		return prm;
 	if (strcmp(url, ENDPOINT) != 0) {
 		snprintf(why, sizeof why, "no MCP endpoint at %.200s (it is " ENDPOINT ")", url);
 		return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST,
@@ -60,20 +64,9 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 		return hermes_http_respond_error(c, MHD_HTTP_FORBIDDEN, NULL, HERMES_RPC_INVALID_REQUEST,
 		                                 why, NULL, NULL);
 	}
-	if (hs->token) {
-		const char *auth = hermes_http_header(c, "Authorization");
-		if (!hermes_http_bearer_ok(auth, hs->token, hs->token_len)) {
-			const char *h[] = {"WWW-Authenticate",
-			                   auth ? "Bearer realm=\"hermes\", error=\"invalid_token\""
-			                        : "Bearer realm=\"hermes\"", NULL};
-			return hermes_http_respond_error(c, MHD_HTTP_UNAUTHORIZED, NULL,
-			                                 HERMES_RPC_INVALID_REQUEST,
-			                                 auth ? "the bearer token is not the right one"
-			                                      : "this server needs Authorization: Bearer "
-			                                        "<token> (the content of its "
-			                                        "--auth-token-file)", NULL, h);
-		}
-	}
+	int refused = hermes_http_authenticate(hs, q, c);
+	if (refused >= 0)
+		return refused;
 	if (strcmp(method, "DELETE") == 0) {
 		const char *sid = hermes_http_header(c, "Mcp-Session-Id");
 		legacy_t *l = sid ? hermes_http_legacy_find(hs, sid) : NULL;

@@ -102,9 +102,9 @@ int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t
 		fprintf(stderr, "hermes mcp: invalid --listen '%s': %s\n", spec, gai_strerror(e));
 		return 2;
 	}
-	if (!loopback(ai->ai_addr) && hs->token == NULL) {
-		fprintf(stderr, "hermes mcp: --listen '%s' is not a loopback address: give a bearer token "
-		        "with --auth-token-file (or listen on 127.0.0.1 or a Unix socket behind a proxy)\n",
+	if (!loopback(ai->ai_addr) && !hs->tokens && !hs->oauth) {
+		fprintf(stderr, "hermes mcp: --listen '%s' is not a loopback address: give bearer tokens "
+		        "with --auth-token-file or --oauth-issuer (or listen on 127.0.0.1 or a Unix socket behind a proxy)\n",
 		        spec);
 		freeaddrinfo(ai);
 		return 2;
@@ -216,11 +216,13 @@ void *hermes_http_accept_loop(void *arg)
 }
 
 /* Shuts the connections whose request has been arriving longer than the timeout, its request
- * line included (a slow client must not hold a slot). */
+ * line included (a slow client must not hold a slot), and those of SSE streams whose client took
+ * nothing of what it was given for as long (it must not hold the budget: see http_sse.c). */
 void hermes_http_reap_connections(http_server_t *hs)
 {
+	int64_t t_ms = hermes_http_ms();
 	pthread_mutex_lock(&hs->lock);
-	for (conn_t *k = hs->conns; k; k = k->next)
+	for (conn_t *k = hs->conns; k; k = k->next) {
 		if (k->reading_since.tv_sec && hermes_http_since(&k->reading_since) > hs->timeout &&
 		    k->fd >= 0) {
 			hermes_log(HERMES_LOG_INFO, "http: %s took over %d s to arrive: connection closed",
@@ -228,6 +230,16 @@ void hermes_http_reap_connections(http_server_t *hs)
 			shutdown(k->fd, SHUT_RDWR);
 			k->reading_since.tv_sec = 0;
 		}
+		hreq_t *q = k->req; /* alive while it is the connection's (completed() takes it off) */
+		if (q && k->fd >= 0 && atomic_load(&q->streaming) && !atomic_load(&q->idle) &&
+		    t_ms - atomic_load(&q->taken_at) > (int64_t)hs->timeout * 1000) {
+			hermes_log(HERMES_LOG_INFO, "http: the client of request %s read nothing of its "
+			           "stream for %d s: connection closed", q->id_text ? q->id_text : "?",
+			           hs->timeout);
+			atomic_store(&q->streaming, false);
+			shutdown(k->fd, SHUT_RDWR);
+		}
+	}
 	pthread_mutex_unlock(&hs->lock);
 }
 

@@ -41,7 +41,7 @@ static int reply_code(const hreq_t *q, const char *body, size_t len)
  * response; notifications first make it an SSE stream. */
 static enum MHD_Result answer(hreq_t *q, struct MHD_Connection *c)
 {
-	char sid[64];
+	char sid[sizeof ((legacy_t *)0)->id];
 	const char *extra[5] = {NULL};
 	if (q->initialize && q->legacy) {
 		snprintf(sid, sizeof sid, "%s", q->legacy->id);
@@ -132,9 +132,12 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 	if (meta.modern && m) {
 		hermes_http_mirror_t h = {hermes_http_header(c, "MCP-Protocol-Version"),
 		                          hermes_http_header(c, "Mcp-Method"),
-		                          hermes_http_header(c, "Mcp-Name")};
-		if (code == 0 && hermes_http_mirror_check(&h, meta.version, m, params, !request, why,
-		                                          sizeof why) != 0) {
+		                          hermes_http_header(c, "Mcp-Name"),
+		                          hermes_http_header(c, "Mcp-Param-Handle")};
+		if (code == 0 && (hermes_http_mirror_check(&h, meta.version, m, params, !request, why,
+		                                           sizeof why) != 0 ||
+		                  (request && strcmp(m, "tools/call") == 0 &&
+		                   hermes_http_param_check(&h, params, why, sizeof why) != 0))) {
 			ret = hermes_http_respond_error(c, MHD_HTTP_BAD_REQUEST, q->id_text,
 			                                HERMES_RPC_HEADER_MISMATCH, why, NULL, NULL);
 			goto done;
@@ -181,6 +184,14 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		/* a response from the client: nothing here asked it anything */
 		ret = hermes_http_respond_empty(c, MHD_HTTP_ACCEPTED, NULL);
 		goto done;
+	}
+	if (request && m && strcmp(m, "tools/call") == 0) {
+		const hermes_json_t *tool = hermes_json_member(params, "name");
+		int refused = hermes_http_check_scope(hs, q, c, hermes_json_is_c_string(tool) ? tool->str : NULL);
+		if (refused >= 0) {
+			ret = (enum MHD_Result)refused;
+			goto done;
+		}
 	}
 	if (q->legacy) {
 		s = q->legacy->s;

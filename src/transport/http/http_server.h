@@ -1,18 +1,23 @@
 /* transport/http/http_server.h: what the files of Streamable HTTP share (not a public header):
  * the server, its connections, a request and its channel, a 2025-era session, and the functions
  * one file gives another. The files, each calling only the ones after it (session/session.h):
- * http.c (hermes_http_run) -> http_request.c -> http_headers.c -> http_sse.c -> http_channel.c
- * -> http_sessions.c -> http_respond.c -> http_listen.c, http_token.c. */
+ * http.c (hermes_http_run) -> http_request.c -> http_headers.c -> http_auth.c -> http_sse.c
+ * -> http_channel.c -> http_sessions.c -> http_respond.c -> http_listen.c. */
 #ifndef HERMES_TRANSPORT_HTTP_SERVER_H
 #define HERMES_TRANSPORT_HTTP_SERVER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
+#include "auth/oauth.h"
+#include "auth/rights.h"
 #include "core/buf.h"
+#include "core/instance.h"
 #include "session/session.h"
 #include "transport/http/http.h"
 #include "transport/http/mhd_lib.h"
@@ -36,7 +41,7 @@ typedef struct conn {
 /* A 2025-era client's session (Mcp-Session-Id). */
 typedef struct legacy {
 	struct legacy *next;
-	char id[33];
+	char id[HERMES_INSTANCE_MAX + 1 + 33]; /* <instance>.<128 random bits in hex> */
 	hermes_session_t *s;
 	pthread_mutex_t feed;           /* one thread at a time feeds a session */
 	int users;                      /* the list's reference and each request using it */
@@ -65,19 +70,27 @@ typedef struct hreq {
 	queued_t *head, **tail;
 	size_t queued;
 	size_t charged;                 /* bytes sent to it and held in the server's budget: until
-	                                   streamed (SSE), or until the request is freed (its JSON
-	                                   response with it) */
+	                                   handed to libmicrohttpd whole (SSE), or until the request
+	                                   is freed (its JSON response with it) */
 	bool final_queued;              /* the reply to the request is in the queue */
 	bool gone;                      /* the client left: what is sent is dropped */
 	bool headers_seen, too_large, answered;
 	hermes_buf_t body;
 	char *id_text;                  /* the request's id as sent, for the reply's prefix */
 	legacy_t *legacy;               /* the 2025 session it belongs to, or NULL */
+	const hermes_rights_t *rights;  /* what its credential may do (NULL: everything) */
+	hermes_rights_t oauth_rights;   /* an OAuth token's, which rights then points to */
 	bool initialize;                /* a 2025 initialize: the reply names its new session */
-	/* the SSE stream being written */
-	char *cur;
-	size_t cur_len, cur_off;
+	/* the SSE stream being written: the message being handed to libmicrohttpd, framed as an
+	 * event on the fly (no copy), and how much of it was handed; it counts in the budget until
+	 * all of it was */
+	queued_t *cur;
+	size_t cur_off;
 	bool stream_done;
+	/* for the reaper: when libmicrohttpd last took bytes of the stream (monotonic ms), and
+	 * whether the stream waits for the session (then the client is not the one holding it) */
+	atomic_llong taken_at;
+	atomic_bool streaming, idle;
 } hreq_t;
 
 struct http_server {
@@ -85,8 +98,10 @@ struct http_server {
 	const hermes_http_options_t *http;
 	hermes_session_options_t sopts;
 	hermes_budget_t *budget;        /* the memory of every session (sopts.budget) */
-	char *token;
-	size_t token_len;
+	hermes_token_file_t *tokens;    /* --auth-token-file, or NULL */
+	hermes_oauth_t *oauth;          /* --oauth-issuer, or NULL */
+	char *prm_url;                  /* with oauth: where its Protected Resource Metadata is */
+	char *prm_path;                 /* the path of that URL on this server */
 	size_t max_body;
 	int timeout;
 	struct MHD_Daemon *daemon;
@@ -138,6 +153,14 @@ static inline double hermes_http_since(const struct timespec *t)
 	struct timespec n;
 	hermes_http_now(&n);
 	return (double)(n.tv_sec - t->tv_sec) + (double)(n.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* CLOCK_MONOTONIC in ms. */
+static inline int64_t hermes_http_ms(void)
+{
+	struct timespec t;
+	hermes_http_now(&t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 static inline const char *hermes_http_header(struct MHD_Connection *c, const char *name)
@@ -240,9 +263,22 @@ void hermes_http_reap_connections(http_server_t *hs);
 /* No new connections: the acceptor ends, and the listening socket is closed. */
 void hermes_http_stop_accepting(http_server_t *hs);
 
-/* ---- http_token.c -------------------------------------------------------------------------- */
+/* ---- http_auth.c --------------------------------------------------------------------------- */
 
-/* Reads the bearer token of path into hs->token: 0, or -1 with why said on standard error. */
-int hermes_http_read_token(http_server_t *hs, const char *path);
+/* Reads the token file and sets up OAuth as http asks: 0, or -1 with why said on standard error. */
+int hermes_http_read_credentials(http_server_t *hs, const hermes_http_options_t *http);
+/* Frees what hermes_http_read_credentials made. */
+void hermes_http_credentials_free(http_server_t *hs);
+/* Who the request is (its Authorization header) and what it may do: sets q->rights, or queues a
+ * 401 (MHD_YES/NO) naming why; -1 if it may go on. */
+int hermes_http_authenticate(http_server_t *hs, hreq_t *q, struct MHD_Connection *c);
+/* A GET of the Protected Resource Metadata (with OAuth): the document queued (MHD_YES/NO); -1 if
+ * url is not its path. */
+int hermes_http_resource_metadata(http_server_t *hs, struct MHD_Connection *c, const char *url,
+                                  const char *method);
+/* A tools/call of a verb q's OAuth scopes do not cover: 403 insufficient_scope queued
+ * (MHD_YES/NO); -1 if it may go on. */
+int hermes_http_check_scope(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
+                            const char *tool);
 
 #endif

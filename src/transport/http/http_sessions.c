@@ -121,8 +121,11 @@ legacy_t *hermes_http_legacy_new(http_server_t *hs, char *why, size_t n)
 		snprintf(why, n, "cannot start a session (out of memory or randomness)");
 		return NULL;
 	}
+	/* named like every handle, so that a balancer routes the session to this instance */
+	int at = snprintf(l->id, sizeof l->id, "%s.",
+	                  hs->opts->config.instance ? hs->opts->config.instance : "hermes");
 	for (int i = 0; i < 16; i++)
-		snprintf(l->id + 2 * i, 3, "%02x", rnd[i]);
+		snprintf(l->id + at + 2 * i, 3, "%02x", rnd[i]);
 	pthread_mutex_lock(&hs->lock);
 	if (hs->n_legacies >= MAX_LEGACY_SESSIONS) { /* end the idlest one no request is using */
 		for (legacy_t *o = hs->legacies; o; o = o->next)
