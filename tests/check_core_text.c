@@ -95,6 +95,8 @@ static const char *const pieces[] = {
 	"\xe0\x9f\xbf", "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xed\xa0\x80", "\xed\xbf\xbf",
 	"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80", "\xfe", "\xff",
 	"\"", "\\", "\n", "\x01", "\x1f", "\x7f", " ",
+	/* valid sequences followed by stray continuation bytes: a cut in them must not split them */
+	"\xc3\xa9\x80\x80\x80", "\xe2\x82\xac\x80\x80\x80", "\xf0\x9f\x98\x80\x80\x80\x80",
 };
 #define NPIECES (sizeof pieces / sizeof pieces[0])
 
@@ -221,6 +223,32 @@ START_TEST(random_text)
 }
 END_TEST
 
+/* Text validated as it arrives, in chunks of every size from 1 to 40 bytes: the same answer as
+ * validating the whole, whatever the cuts. */
+START_TEST(validate_in_chunks)
+{
+	static char block[200];
+	for (size_t p = 0; p < NPIECES; p++)
+		for (size_t at = 0; at < 60; at++) {
+			size_t total = make_case(block, 80, at, pieces[p]);
+			size_t want = ref_validate(block, total, true);
+			for (size_t step = 1; step <= 40; step++) {
+				size_t checked = 0, len = 0;
+				bool ok = true;
+				while (ok && len < total) {
+					len = len + step < total ? len + step : total;
+					ok = hermes_text_validate_more(block, len, &checked, false);
+					ck_assert_uint_le(checked, len);
+				}
+				if (ok)
+					ok = hermes_text_validate_more(block, total, &checked, true);
+				ck_assert_int_eq(ok, want == total);
+				ck_assert_uint_eq(checked, want);
+			}
+		}
+}
+END_TEST
+
 /* ---- a result streamed to a sink ----------------------------------------------------------- */
 
 typedef struct collected {
@@ -265,16 +293,16 @@ START_TEST(stream_matches_whole)
 {
 	const size_t slice = (size_t)64 << 10, n = slice * 5 + 777;
 	char *s = malloc(n + 1);
-	for (size_t p = 0; p < 12; p++) {
-		for (size_t k = 0; k < n; k++)
-			s[k] = (char)('a' + k % 23);
-		s[n] = '\0';
-		for (size_t b = slice; b < n; b += slice)
-			for (size_t d = 0; d < 6 && b + d < n; d++) {
-				size_t at = b - 4 + d; /* the piece covers or ends near the boundary */
-				memcpy(s + at, pieces[p], strlen(pieces[p]));
-			}
-		check_streamed(s, 0);
+	for (size_t p = 0; p < NPIECES; p++) {
+		/* the first cut falls at SLICE or a few bytes before; the later ones move with it */
+		for (size_t d = 0; d < 8; d++) {
+			for (size_t k = 0; k < n; k++)
+				s[k] = (char)('a' + k % 23);
+			s[n] = '\0';
+			memcpy(s + slice - 5 + d, pieces[p], strlen(pieces[p]));
+			memcpy(s + 3 * slice - 5 + d, pieces[p], strlen(pieces[p]));
+			check_streamed(s, 0);
+		}
 		check_streamed(s, HERMES_JSON_PRETTY);
 	}
 	/* three continuation bytes then more across a cut: each its own U+FFFD either way */
@@ -315,6 +343,7 @@ int main(void)
 	tcase_add_test(tc, validate_every_boundary);
 	tcase_add_test(tc, escape_every_boundary);
 	tcase_add_test(tc, random_text);
+	tcase_add_test(tc, validate_in_chunks);
 	tcase_add_test(tc, stream_matches_whole);
 	tcase_add_test(tc, stream_sink_refuses);
 	suite_add_tcase(s, tc);

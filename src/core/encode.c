@@ -8,6 +8,7 @@
 
 #include "core/buf.h"
 #include "core/encode.h"
+#include "core/utf8.h"
 
 typedef struct writer {
 	hermes_buf_t buf;
@@ -79,23 +80,23 @@ static void key(writer_t *w, const char *k)
 	hermes_buf_append(&w->buf, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
 }
 
-/* A string in slices, each spilled before the next: a file's content is never copied whole. A
- * slice ends before a byte that could not continue a sequence (or after 3 that all could: none
- * then spans the cut), so the escaper sees every valid sequence whole. */
-static void long_string(writer_t *w, const char *s, size_t n)
+/* A string in slices, each spilled before the next: a file's content is never copied whole, and
+ * its length is found a slice at a time (strnlen), just before the escaper reads the same bytes
+ * (a strlen of 50 MB first was a pass through memory of its own). No valid sequence spans a
+ * slice's end, so the escaper sees every one whole. */
+static void long_string(writer_t *w, const char *s)
 {
 	hermes_buf_putc(&w->buf, '"');
-	while (n > 0) {
-		size_t cut = n;
+	for (;;) {
+		size_t cut = strnlen(s, SLICE + 1);
 		if (cut > SLICE) {
-			cut = SLICE;
-			for (int back = 0; back < 3 && ((unsigned char)s[cut] & 0xC0) == 0x80; back++)
-				cut--;
+			cut = hermes_utf8_safe_cut(s, SLICE); /* s[SLICE] is not the NUL */
+		} else if (cut == 0) {
+			break;
 		}
 		hermes_buf_json_chars(&w->buf, s, cut);
 		spill(w, false);
 		s += cut;
-		n -= cut;
 	}
 	hermes_buf_putc(&w->buf, '"');
 }
@@ -106,11 +107,11 @@ static void string_or_null(writer_t *w, const char *s)
 		hermes_buf_puts(&w->buf, "null");
 		return;
 	}
-	size_t n = strlen(s);
+	size_t n = strnlen(s, SLICE + 1);
 	if (w->sink && n > SLICE)
-		long_string(w, s, n);
+		long_string(w, s);
 	else
-		hermes_buf_json_string(&w->buf, s, n);
+		hermes_buf_json_string(&w->buf, s, n > SLICE ? n + strlen(s + n) : n);
 }
 
 static void object(writer_t *w, const hermes_type_desc_t *desc, const void *obj, bool fields);

@@ -102,6 +102,32 @@ size_t hermes_text_validate(const char *s, size_t len)
 	return validate(s, len, true);
 }
 
+size_t hermes_utf8_safe_cut(const char *s, size_t at)
+{
+	/* A valid sequence spanning a cut has its lead byte among the 3 before it and a continuation
+	 * byte at it. So: the cut goes before the nearest byte that is not a continuation byte, back
+	 * to 3 bytes before at; if there is none, no lead byte is there, and `at` is safe itself. */
+	for (size_t c = at;; c--) {
+		if (((unsigned char)s[c] & 0xC0) != 0x80)
+			return c;
+		if (c == 0 || c + 3 == at)
+			return at;
+	}
+}
+
+bool hermes_text_validate_more(const char *s, size_t len, size_t *checked, bool final)
+{
+	size_t from = *checked, cut = len;
+	if (!final) {
+		if (len - from < 8)
+			return true; /* wait for more */
+		cut = hermes_utf8_safe_cut(s, len - 1);
+	}
+	size_t at = from + validate(s + from, cut - from, true);
+	*checked = at;
+	return at == cut;
+}
+
 void hermes_text_position(const char *text, size_t offset, int *line, int *column)
 {
 	int l = 1;
