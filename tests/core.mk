@@ -12,6 +12,12 @@ tests_check_fdio_SOURCES = tests/check_fdio.c
 tests_check_fdio_CFLAGS = $(tests_check_cflags)
 tests_check_fdio_LDADD = libhermes_core.la $(CHECK_LIBS) -lpthread
 TESTS += tests/check_fdio
+# the fast paths of UTF-8 validation, JSON escaping and streamed results against references
+check_PROGRAMS += tests/check_core_text
+tests_check_core_text_SOURCES = tests/check_core_text.c
+tests_check_core_text_CFLAGS = $(tests_check_cflags)
+tests_check_core_text_LDADD = libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
+TESTS += tests/check_core_text
 endif
 
 TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \

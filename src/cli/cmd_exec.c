@@ -45,14 +45,16 @@ static void help(void)
 /* Set once standard output failed: nothing more is run, since nobody would see the results. */
 static bool output_lost;
 
-/* Prints one result. False if standard output cannot take it (a full disk, a closed pipe). */
-static bool print_result(const char *json)
+/* Takes one piece of a result for standard output: the result is written as it is encoded, in
+ * large writes, so that a 50 MB file's JSON is never built in memory whole. False (and said on
+ * stderr once) if standard output cannot take it (a full disk, a closed pipe). */
+static bool write_piece(void *ctx, const char *data, size_t len)
 {
-	fputs(json, stdout);
-	fputc('\n', stdout);
-	if (fflush(stdout) == 0 && !ferror(stdout))
+	(void)ctx;
+	int rc = fflush(stdout) == 0 ? hermes_write_all(STDOUT_FILENO, data, len) : -errno;
+	if (rc == 0)
 		return true;
-	fprintf(stderr, "hermes: cannot write the result to standard output: %s\n", strerror(errno));
+	fprintf(stderr, "hermes: cannot write the result to standard output: %s\n", strerror(-rc));
 	output_lost = true;
 	return false;
 }
@@ -69,22 +71,21 @@ static int run_input(hermes_executor_t *ex, const char *name, const char *text, 
 	hermes_doc_splitter_init(&split, text, len);
 	hermes_json_doc_t *json;
 	while (hermes_doc_next(&split, &doc, &doc_len, &line, &json)) {
-		char *result = NULL;
+		int sent;
 		hermes_error_t err;
 		/* A JSON envelope was read by the splitter already: run its tree, do not read it again. */
 		hermes_outcome_t outcome =
-			json ? hermes_execute_json(ex, NULL, hermes_json_root(json), doc, flags, NULL,
-			                           &result, &err)
-			     : hermes_execute(ex, doc, doc_len, flags, NULL, &result, &err);
+			json ? hermes_execute_json_to(ex, NULL, hermes_json_root(json), doc, flags, NULL,
+			                              write_piece, NULL, &sent, &err)
+			     : hermes_execute_to(ex, doc, doc_len, flags, NULL, write_piece, NULL, &sent,
+			                         &err);
 		hermes_json_doc_free(json);
 		count++;
-		if (!result) {
+		if (sent == -1) {
 			fprintf(stderr, "hermes: %s:%d: out of memory\n", name, line);
 			return HERMES_EXIT_USAGE;
 		}
-		bool printed = print_result(result);
-		free(result);
-		if (!printed)
+		if (sent != 0 || !write_piece(NULL, "\n", 1))
 			return status == HERMES_EXIT_USAGE ? status : HERMES_EXIT_FAILED;
 		if (outcome == HERMES_OUTCOME_INVALID) {
 			fprintf(stderr, "hermes: %s:%d: %s\n", name, err.line ? line + err.line - 1 : line,

@@ -54,6 +54,9 @@ void hermes_buf_printf(hermes_buf_t *b, const char *fmt, ...) HERMES_PRINTF(2, 3
 /* Appends s[0..n) as a JSON string literal (quotes included). Invalid UTF-8 is replaced by
  * U+FFFD so the output is always valid UTF-8 JSON. */
 void hermes_buf_json_string(hermes_buf_t *b, const char *s, size_t n);
+/* The same without the quotes: what a string holds, for a caller that writes it in slices (a slice
+ * must not end inside a valid UTF-8 sequence, or that sequence becomes U+FFFDs). */
+void hermes_buf_json_chars(hermes_buf_t *b, const char *s, size_t n);
 /* Returns the NUL-terminated text (caller frees), or NULL if an allocation failed. The buffer is
  * left empty either way. */
 char *hermes_buf_finish(hermes_buf_t *b);

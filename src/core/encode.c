@@ -8,13 +8,33 @@
 
 #include "core/buf.h"
 #include "core/encode.h"
+#include "core/utf8.h"
 
 typedef struct writer {
 	hermes_buf_t buf;
 	bool pretty;
 	int depth;
 	bool first; /* no member written yet at this level */
+	hermes_result_sink_t sink; /* NULL: the whole text is built in buf */
+	void *sink_ctx;
+	bool sink_failed;          /* the sink refused a piece: nothing more is sent */
 } writer_t;
+
+/* With a sink, the text leaves buf in pieces of about this size: small enough to stay in the
+ * cache, big enough that the sink's writes are few. */
+#define PIECE ((size_t)256 << 10)
+/* A long string is escaped this many bytes at a time (at most 6 times as many out). */
+#define SLICE ((size_t)64 << 10)
+
+/* Hands what buf holds to the sink once there is a piece of it (or at the end, if all). */
+static void spill(writer_t *w, bool all)
+{
+	if (!w->sink || w->buf.failed || w->buf.len == 0 || (!all && w->buf.len < PIECE))
+		return;
+	if (!w->sink_failed && !w->sink(w->sink_ctx, w->buf.data, w->buf.len))
+		w->sink_failed = true;
+	w->buf.len = 0;
+}
 
 static void newline(writer_t *w)
 {
@@ -60,18 +80,45 @@ static void key(writer_t *w, const char *k)
 	hermes_buf_append(&w->buf, w->pretty ? "\": " : "\":", w->pretty ? 3 : 2);
 }
 
+/* A string in slices, each spilled before the next: a file's content is never copied whole, and
+ * its length is found a slice at a time (strnlen), just before the escaper reads the same bytes
+ * (a strlen of 50 MB first was a pass through memory of its own). No valid sequence spans a
+ * slice's end, so the escaper sees every one whole. */
+static void long_string(writer_t *w, const char *s)
+{
+	hermes_buf_putc(&w->buf, '"');
+	for (;;) {
+		size_t cut = strnlen(s, SLICE + 1);
+		if (cut > SLICE) {
+			cut = hermes_utf8_safe_cut(s, SLICE); /* s[SLICE] is not the NUL */
+		} else if (cut == 0) {
+			break;
+		}
+		hermes_buf_json_chars(&w->buf, s, cut);
+		spill(w, false);
+		s += cut;
+	}
+	hermes_buf_putc(&w->buf, '"');
+}
+
 static void string_or_null(writer_t *w, const char *s)
 {
-	if (s)
-		hermes_buf_json_string(&w->buf, s, strlen(s));
-	else
+	if (!s) {
 		hermes_buf_puts(&w->buf, "null");
+		return;
+	}
+	size_t n = strnlen(s, SLICE + 1);
+	if (w->sink && n > SLICE)
+		long_string(w, s);
+	else
+		hermes_buf_json_string(&w->buf, s, n > SLICE ? n + strlen(s + n) : n);
 }
 
 static void object(writer_t *w, const hermes_type_desc_t *desc, const void *obj, bool fields);
 
 static void field(writer_t *w, const hermes_field_desc_t *f, const char *base)
 {
+	spill(w, false);
 	key(w, f->name);
 	bool present = f->has_offset == HERMES_NO_OFFSET || *(const bool *)(base + f->has_offset);
 	if (!present) {
@@ -100,6 +147,7 @@ static void field(writer_t *w, const hermes_field_desc_t *f, const char *base)
 		size_t n = *(const size_t *)(base + f->count_offset);
 		open_(w, '[');
 		for (size_t i = 0; items && i < n; i++) {
+			spill(w, false);
 			item(w);
 			if (f->kind == HERMES_KIND_STRING_LIST)
 				string_or_null(w, ((char *const *)items)[i]);
@@ -143,7 +191,7 @@ static void object(writer_t *w, const hermes_type_desc_t *desc, const void *obj,
 
 char *hermes_encode_result(const hermes_type_desc_t *desc, const void *result, unsigned flags)
 {
-	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true };
+	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, NULL, NULL, false };
 	const hermes_result_common_t *c = result;
 	object(&w, desc, result, c->succeeded || c->keep_fields);
 	return hermes_buf_finish(&w.buf);
@@ -151,9 +199,25 @@ char *hermes_encode_result(const hermes_type_desc_t *desc, const void *result, u
 
 char *hermes_encode_failure(hermes_errcode_t code, const char *message, unsigned flags)
 {
-	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true };
+	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, NULL, NULL, false };
 	open_(&w, '{');
 	common(&w, false, code, message);
 	close_(&w, '}');
 	return hermes_buf_finish(&w.buf);
+}
+
+int hermes_encode_result_to(const hermes_type_desc_t *desc, const void *result, unsigned flags,
+                            hermes_result_sink_t sink, void *ctx)
+{
+	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, sink, ctx, false };
+	/* The pieces' buffer is taken whole before anything is sent, so that running out of memory
+	 * later (it does not grow past it) cannot leave half a result written. */
+	if (!hermes_buf_reserve(&w.buf, PIECE + SLICE * 6 + 4096))
+		return -1;
+	const hermes_result_common_t *c = result;
+	object(&w, desc, result, c->succeeded || c->keep_fields);
+	int rc = w.buf.failed ? -1 : 0;
+	spill(&w, true);
+	hermes_buf_free(&w.buf);
+	return rc == 0 && w.sink_failed ? -2 : rc;
 }

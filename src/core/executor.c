@@ -208,11 +208,30 @@ char *hermes_error_result_json(const hermes_error_t *err, unsigned flags)
 	return hermes_encode_failure(err->code, err->message, flags);
 }
 
+/* Where a result goes: built whole into *json, or handed to a sink in pieces. */
+typedef struct out {
+	char **json;
+	hermes_result_sink_t sink;
+	void *ctx;
+	int sent; /* with a sink: 0, or what hermes_encode_result_to() returned */
+} out_t;
+
+/* Delivers a result built whole (NULL: memory ran out). */
+static void deliver(out_t *o, char *json)
+{
+	if (!o->sink) {
+		*o->json = json;
+		return;
+	}
+	o->sent = !json ? -1 : o->sink(o->ctx, json, strlen(json)) ? 0 : -2;
+	free(json);
+}
+
 /* Decoding failed: the error result, and the outcome for it. */
-static hermes_outcome_t invalid(const hermes_error_t *e, unsigned flags, char **out,
+static hermes_outcome_t invalid(const hermes_error_t *e, unsigned flags, out_t *out,
                                 hermes_error_t *err)
 {
-	*out = hermes_error_result_json(e, flags);
+	deliver(out, hermes_error_result_json(e, flags));
 	if (err && err != e)
 		*err = *e;
 	return HERMES_OUTCOME_INVALID;
@@ -220,7 +239,7 @@ static hermes_outcome_t invalid(const hermes_error_t *e, unsigned flags, char **
 
 /* Runs a registered verb on decoded arguments (which it frees). */
 static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *desc, void *args,
-                            unsigned flags, hermes_cancel_t *cancel, char **out,
+                            unsigned flags, hermes_cancel_t *cancel, out_t *out,
                             hermes_error_t *err)
 {
 	if (!hermes_config_allows(&ex->config, desc)) {
@@ -230,7 +249,7 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 		                 ex->config.read_only && !(desc->traits & HERMES_TRAIT_READ_ONLY)
 		                 ? "read-only: only verbs that change nothing may run"
 		                 : "it is not among the verbs allowed (--allow, --deny)");
-		*out = hermes_encode_failure(e.code, e.message, flags);
+		deliver(out, hermes_encode_failure(e.code, e.message, flags));
 		if (err)
 			*err = e;
 		return HERMES_OUTCOME_FAILED;
@@ -239,7 +258,7 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 	void *result = hermes_struct_new(desc->result);
 	if (!result) {
 		hermes_struct_free(desc->args, args);
-		*out = hermes_encode_failure(HERMES_E_INTERNAL, "out of memory", flags);
+		deliver(out, hermes_encode_failure(HERMES_E_INTERNAL, "out of memory", flags));
 		return HERMES_OUTCOME_FAILED;
 	}
 	ex->handlers[desc - hermes_verb_descs](&call, args, result);
@@ -248,7 +267,10 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 	if (!ok && err) /* the front ends act on the code (Cancelled) without re-reading the JSON */
 		hermes_error_set(err, common->error_code, "%s",
 		                 common->error_message ? common->error_message : "");
-	*out = hermes_encode_result(desc->result, result, flags);
+	if (out->sink)
+		out->sent = hermes_encode_result_to(desc->result, result, flags, out->sink, out->ctx);
+	else
+		*out->json = hermes_encode_result(desc->result, result, flags);
 	hermes_struct_free(desc->result, result);
 	hermes_struct_free(desc->args, args);
 	return ok ? HERMES_OUTCOME_SUCCEEDED : HERMES_OUTCOME_FAILED;
@@ -342,9 +364,9 @@ fail:
 	return -1;
 }
 
-hermes_outcome_t hermes_execute_json(hermes_executor_t *ex, const char *verb,
+static hermes_outcome_t execute_json(hermes_executor_t *ex, const char *verb,
                                      const hermes_json_t *json, const char *text, unsigned flags,
-                                     hermes_cancel_t *cancel, char **out, hermes_error_t *err)
+                                     hermes_cancel_t *cancel, out_t *out, hermes_error_t *err)
 {
 	hermes_error_t e;
 	const hermes_json_t *arguments = json;
@@ -368,8 +390,8 @@ hermes_outcome_t hermes_execute_json(hermes_executor_t *ex, const char *verb,
 	return run(ex, desc, args, flags, cancel, out, err);
 }
 
-hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t len, unsigned flags,
-                                hermes_cancel_t *cancel, char **out, hermes_error_t *err)
+static hermes_outcome_t execute(hermes_executor_t *ex, const char *text, size_t len, unsigned flags,
+                                hermes_cancel_t *cancel, out_t *out, hermes_error_t *err)
 {
 	hermes_error_t e;
 	memset(&e, 0, sizeof e);
@@ -412,7 +434,46 @@ hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t 
 		return invalid(&e, flags, out, err);
 	}
 	hermes_outcome_t outcome =
-		hermes_execute_json(ex, NULL, hermes_json_root(doc), text, flags, cancel, out, err);
+		execute_json(ex, NULL, hermes_json_root(doc), text, flags, cancel, out, err);
 	hermes_json_doc_free(doc);
+	return outcome;
+}
+
+hermes_outcome_t hermes_execute_json(hermes_executor_t *ex, const char *verb,
+                                     const hermes_json_t *json, const char *text, unsigned flags,
+                                     hermes_cancel_t *cancel, char **result_json,
+                                     hermes_error_t *err)
+{
+	out_t out = { result_json, NULL, NULL, 0 };
+	return execute_json(ex, verb, json, text, flags, cancel, &out, err);
+}
+
+hermes_outcome_t hermes_execute(hermes_executor_t *ex, const char *text, size_t len, unsigned flags,
+                                hermes_cancel_t *cancel, char **result_json, hermes_error_t *err)
+{
+	out_t out = { result_json, NULL, NULL, 0 };
+	return execute(ex, text, len, flags, cancel, &out, err);
+}
+
+hermes_outcome_t hermes_execute_json_to(hermes_executor_t *ex, const char *verb,
+                                        const hermes_json_t *json, const char *text,
+                                        unsigned flags, hermes_cancel_t *cancel,
+                                        hermes_result_sink_t sink, void *ctx, int *sent,
+                                        hermes_error_t *err)
+{
+	out_t out = { NULL, sink, ctx, 0 };
+	hermes_outcome_t outcome = execute_json(ex, verb, json, text, flags, cancel, &out, err);
+	*sent = out.sent;
+	return outcome;
+}
+
+hermes_outcome_t hermes_execute_to(hermes_executor_t *ex, const char *text, size_t len,
+                                   unsigned flags, hermes_cancel_t *cancel,
+                                   hermes_result_sink_t sink, void *ctx, int *sent,
+                                   hermes_error_t *err)
+{
+	out_t out = { NULL, sink, ctx, 0 };
+	hermes_outcome_t outcome = execute(ex, text, len, flags, cancel, &out, err);
+	*sent = out.sent;
 	return outcome;
 }

@@ -6,6 +6,7 @@
 #include <hermes/hermes.h>
 
 #include "core/desc.h"
+#include "core/encode.h"
 #include "core/json.h"
 
 /* Executes from a JSON value read by core/json.c from text (text may be NULL: errors then carry
@@ -17,6 +18,20 @@ hermes_outcome_t hermes_execute_json(hermes_executor_t *executor, const char *ve
                                      const hermes_json_t *json, const char *text, unsigned flags,
                                      hermes_cancel_t *cancel, char **result_json,
                                      hermes_error_t *err);
+
+/* hermes_execute() and hermes_execute_json() that hand the result to sink in pieces, in order,
+ * instead of returning it whole (`hermes exec`: a 50 MB file's JSON is never built in memory).
+ * *sent: 0 once all of it was sent; -1 if memory ran out before any of it was; -2 if the sink
+ * refused a piece (the sink knows why). */
+hermes_outcome_t hermes_execute_json_to(hermes_executor_t *executor, const char *verb,
+                                        const hermes_json_t *json, const char *text,
+                                        unsigned flags, hermes_cancel_t *cancel,
+                                        hermes_result_sink_t sink, void *ctx, int *sent,
+                                        hermes_error_t *err);
+hermes_outcome_t hermes_execute_to(hermes_executor_t *executor, const char *text, size_t len,
+                                   unsigned flags, hermes_cancel_t *cancel,
+                                   hermes_result_sink_t sink, void *ctx, int *sent,
+                                   hermes_error_t *err);
 
 /* Whether config lets desc run (read-only, allow, deny). */
 bool hermes_config_allows(const hermes_config_t *config, const hermes_verb_desc_t *desc);

@@ -20,6 +20,16 @@ static inline bool hermes_utf8_valid(const char *s, size_t len)
 	return hermes_utf8_validate(s, len) == len;
 }
 
+/* A cut at or up to 3 bytes before `at` (s[at] readable; it may be 0 if at < 3) such that no valid
+ * sequence spans it: the bytes before it are judged the same with or without the bytes after it.
+ * For work in slices (escaping a long string, validating as a file is read). */
+size_t hermes_utf8_safe_cut(const char *s, size_t at);
+
+/* Validates text as it arrives: s[0..len) is what was read so far, s[0..*checked) is known to be
+ * text (hermes_text_validate). Checks on up to a safe cut (to len if final), moving *checked.
+ * False once a byte is not text: *checked is then its offset, as hermes_text_validate says. */
+bool hermes_text_validate_more(const char *s, size_t len, size_t *checked, bool final);
+
 /* The 1-based line and column (in bytes) of offset in text. */
 void hermes_text_position(const char *text, size_t offset, int *line, int *column);
 

@@ -13,6 +13,7 @@
 
 #include "verbs/handlers.h"
 #include "core/buf.h"
+#include "core/utf8.h"
 #include "fs/ignore.h"
 #include "fs/filelock.h"
 #include "fs/linecount.h"
@@ -82,6 +83,10 @@ void hermes_verb_fs_exists(const hermes_call_t *call, const void *args_, void *r
 
 /* ---- fs.readFile -------------------------------------------------------------------------- */
 
+/* The most one read(2) of fs.readFile takes: small enough that the chunk is still in the cache
+ * when it is validated. */
+#define READ_CHUNK ((size_t)512 << 10)
+
 /* Fails result with NotText, saying where in content the first bad byte is. */
 static void fail_not_text(void *result, const char *path, const char *content, size_t bad,
                           long long first_line)
@@ -119,9 +124,12 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		close(fd);
 		return;
 	}
-	/* One read into a buffer of the file's size (with room to notice that it grew meanwhile). */
+	/* A buffer of the file's size (with room to notice that it grew meanwhile), filled a chunk
+	 * at a time so that each is validated while it is still in the cache: validating 50 MB
+	 * after one read was a pass through memory of its own. */
 	hermes_buf_t buf = HERMES_BUF_INIT;
-	size_t want = (size_t)st.st_size + 1;
+	size_t want = (size_t)st.st_size + 1, checked = 0;
+	bool text = true;
 	for (;;) {
 		if (!hermes_buf_reserve(&buf, want)) {
 			hermes_ws_fail(result, -ENOMEM, "read", args->path);
@@ -130,6 +138,8 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		size_t room = buf.cap - buf.len - 1; /* the last byte is for the NUL */
 		if (room > (size_t)max + 1 - buf.len)
 			room = (size_t)max + 1 - buf.len; /* one past the limit is enough to know */
+		if (room > READ_CHUNK)
+			room = READ_CHUNK;
 		ssize_t n = read(fd, buf.data + buf.len, room);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -140,6 +150,8 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		if (n == 0)
 			break;
 		buf.len += (size_t)n;
+		if (text) /* after the first bad byte, read on only to tell TooLarge as before */
+			text = hermes_text_validate_more(buf.data, buf.len, &checked, false);
 		if ((int64_t)buf.len > max) {
 			hermes_result_fail(result, HERMES_E_TOO_LARGE,
 			                   "cannot read '%s': it grew past the read limit of %lld bytes",
@@ -158,9 +170,10 @@ void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void
 		hermes_ws_fail(result, -ENOMEM, "read", args->path);
 		return;
 	}
-	size_t bad;
-	if (!hermes_text_valid(content, used, &bad)) {
-		fail_not_text(result, args->path, content, bad, 1);
+	if (text)
+		text = hermes_text_validate_more(content, used, &checked, true);
+	if (!text) {
+		fail_not_text(result, args->path, content, checked, 1);
 		free(content);
 		return;
 	}

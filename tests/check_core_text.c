@@ -1,0 +1,355 @@
+/* tests/check_core_text.c: the fast paths of text handling (UTF-8 validation 32 and 8 bytes at a
+ * time, JSON escaping that stores 32 bytes a step, a result streamed to a sink in slices) against
+ * simple byte-by-byte references, at every alignment and around every word boundary. */
+#include "config.h"
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hermes/hermes.h>
+
+#include "core/buf.h"
+#include "core/desc.h"
+#include "core/encode.h"
+#include "core/utf8.h"
+
+/* ---- references: one byte at a time, as RFC 3629 and RFC 8259 say it --------------------- */
+
+/* The code point of a sequence at s (n bytes available), or -1 if none is valid there; *len. */
+static long ref_decode(const unsigned char *s, size_t n, size_t *len)
+{
+	unsigned char c = s[0];
+	size_t need = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3
+	            : (c & 0xF8) == 0xF0 ? 4 : 0;
+	if (need == 0 || need > n)
+		return -1;
+	long cp = need == 1 ? c : need == 2 ? (c & 0x1F) : need == 3 ? (c & 0x0F) : (c & 0x07);
+	for (size_t k = 1; k < need; k++) {
+		if ((s[k] & 0xC0) != 0x80)
+			return -1;
+		cp = cp << 6 | (s[k] & 0x3F);
+	}
+	static const long least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (cp < least[need] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return -1; /* overlong, past U+10FFFF, surrogate */
+	*len = need;
+	return cp;
+}
+
+static size_t ref_validate(const char *s, size_t n, bool no_nul)
+{
+	size_t i = 0, len;
+	while (i < n) {
+		if ((no_nul && s[i] == '\0') || ref_decode((const unsigned char *)s + i, n - i, &len) < 0)
+			return i;
+		i += len;
+	}
+	return n;
+}
+
+/* The JSON string's contents, malloc'd: escapes for '"', '\\' and controls, U+FFFD per bad byte. */
+static char *ref_escape(const char *s, size_t n, size_t *out_len)
+{
+	char *o = malloc(n * 6 + 1), *p = o;
+	size_t i = 0, len;
+	while (i < n) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+			i++;
+		} else if (c < 0x20) {
+			const char *short_ = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+			                   : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+			if (short_)
+				p += sprintf(p, "%s", short_);
+			else
+				p += sprintf(p, "\\u%04x", c);
+			i++;
+		} else if (ref_decode((const unsigned char *)s + i, n - i, &len) < 0) {
+			memcpy(p, "\xEF\xBF\xBD", 3);
+			p += 3;
+			i++;
+		} else {
+			memcpy(p, s + i, len);
+			p += len;
+			i += len;
+		}
+	}
+	*p = '\0';
+	*out_len = (size_t)(p - o);
+	return o;
+}
+
+/* ---- the cases ----------------------------------------------------------------------------- */
+
+/* Sequences that a fast path must see whole or refuse: valid ones of each length, the limits, and
+ * the invalid kinds (lone continuation, truncated, overlong, surrogate, past U+10FFFF, 0xFF, NUL). */
+static const char *const pieces[] = {
+	"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf", "\xef\xbf\xbf",
+	"\xe0\xa0\x80", "\xf0\x90\x80\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+	"\x80", "\xbf", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "\xc0\xaf", "\xc1\xbf", "\xe0\x80\xaf",
+	"\xe0\x9f\xbf", "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xed\xa0\x80", "\xed\xbf\xbf",
+	"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xf8\x88\x80\x80\x80", "\xfe", "\xff",
+	"\"", "\\", "\n", "\x01", "\x1f", "\x7f", " ",
+	/* valid sequences followed by stray continuation bytes: a cut in them must not split them */
+	"\xc3\xa9\x80\x80\x80", "\xe2\x82\xac\x80\x80\x80", "\xf0\x9f\x98\x80\x80\x80\x80",
+};
+#define NPIECES (sizeof pieces / sizeof pieces[0])
+
+/* A line of ASCII with one piece at offset at (the same piece is at its end too). */
+static size_t make_case(char *buf, size_t total, size_t at, const char *piece)
+{
+	size_t pl = strlen(piece);
+	for (size_t k = 0; k < total; k++)
+		buf[k] = (char)('a' + k % 26);
+	memcpy(buf + at, piece, pl);
+	if (total >= pl)
+		memcpy(buf + total - pl, piece, pl);
+	return total;
+}
+
+/* Every piece at every offset of buffers up to 80 bytes (past two 32-byte steps), starting at every
+ * alignment of a 16-byte block: the validators agree with the reference. */
+START_TEST(validate_every_boundary)
+{
+	static char block[160];
+	for (size_t p = 0; p < NPIECES; p++) {
+		for (size_t align = 0; align < 16; align++) {
+			char *buf = block + align;
+			for (size_t total = 0; total <= 80; total++) {
+				for (size_t at = 0; at + strlen(pieces[p]) <= total; at++) {
+					make_case(buf, total, at, pieces[p]);
+					ck_assert_uint_eq(hermes_utf8_validate(buf, total),
+					                  ref_validate(buf, total, false));
+					ck_assert_uint_eq(hermes_text_validate(buf, total),
+					                  ref_validate(buf, total, true));
+				}
+			}
+		}
+		/* a NUL is text's refusal, not UTF-8's: embedded NULs (strlen would stop at them) */
+		char nul[40];
+		make_case(nul, sizeof nul, 0, pieces[p]);
+		for (size_t at = 0; at < sizeof nul; at++) {
+			char saved = nul[at];
+			nul[at] = '\0';
+			ck_assert_uint_eq(hermes_text_validate(nul, sizeof nul), ref_validate(nul, sizeof nul, true));
+			ck_assert_uint_eq(hermes_utf8_validate(nul, sizeof nul), ref_validate(nul, sizeof nul, false));
+			nul[at] = saved;
+		}
+	}
+}
+END_TEST
+
+static void check_escape(const char *s, size_t n)
+{
+	size_t want_len;
+	char *want = ref_escape(s, n, &want_len);
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_buf_json_chars(&b, s, n);
+	ck_assert(!b.failed);
+	ck_assert_uint_eq(b.len, want_len);
+	ck_assert_mem_eq(b.data, want, want_len);
+	ck_assert_int_eq(b.data[b.len], '\0');
+	/* the quoted form is the same between quotes, appended after what a buffer held */
+	hermes_buf_t q = HERMES_BUF_INIT;
+	hermes_buf_append(&q, "x", 1);
+	hermes_buf_json_string(&q, s, n);
+	ck_assert_uint_eq(q.len, want_len + 3);
+	ck_assert_int_eq(q.data[1], '"');
+	ck_assert_mem_eq(q.data + 2, want, want_len);
+	ck_assert_int_eq(q.data[q.len - 1], '"');
+	hermes_buf_free(&q);
+	hermes_buf_free(&b);
+	free(want);
+}
+
+/* The escaper against the reference: every piece at every offset and alignment, and runs where
+ * every byte needs an escape (the worst case the reserve is sized for). */
+START_TEST(escape_every_boundary)
+{
+	static char block[160];
+	for (size_t p = 0; p < NPIECES; p++)
+		for (size_t align = 0; align < 16; align += 3)
+			for (size_t total = 0; total <= 80; total++)
+				for (size_t at = 0; at + strlen(pieces[p]) <= total; at++) {
+					make_case(block + align, total, at, pieces[p]);
+					check_escape(block + align, total);
+				}
+	char worst[100];
+	for (size_t n = 0; n <= sizeof worst; n++) {
+		memset(worst, '\x01', n);
+		check_escape(worst, n);
+		memset(worst, '\xff', n);
+		check_escape(worst, n);
+	}
+	/* every byte value in a stretch of each kind */
+	char all[256 * 3];
+	for (size_t k = 0; k < sizeof all; k++)
+		all[k] = (char)(k % 3 == 1 ? k / 3 : 'a');
+	check_escape(all, sizeof all);
+}
+END_TEST
+
+/* Random text of mixed kinds, long enough to cross many steps: both agree with the references. */
+START_TEST(random_text)
+{
+	unsigned seed = 12345;
+	char buf[4096];
+	for (int round = 0; round < 400; round++) {
+		size_t n = 0;
+		while (n + 8 < sizeof buf) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = seed >> 16;
+			if (r % 4 == 0) { /* a piece */
+				const char *piece = pieces[r % NPIECES];
+				if (round % 2 == 0 && r % 8 == 0)
+					piece = pieces[r % 9]; /* mostly valid in even rounds */
+				memcpy(buf + n, piece, strlen(piece));
+				n += strlen(piece);
+			} else {
+				size_t run = r % 70;
+				for (size_t k = 0; k < run && n < sizeof buf - 8; k++)
+					buf[n++] = (char)(' ' + (k * 7 + r) % 90);
+			}
+		}
+		ck_assert_uint_eq(hermes_utf8_validate(buf, n), ref_validate(buf, n, false));
+		ck_assert_uint_eq(hermes_text_validate(buf, n), ref_validate(buf, n, true));
+		check_escape(buf, n);
+	}
+}
+END_TEST
+
+/* Text validated as it arrives, in chunks of every size from 1 to 40 bytes: the same answer as
+ * validating the whole, whatever the cuts. */
+START_TEST(validate_in_chunks)
+{
+	static char block[200];
+	for (size_t p = 0; p < NPIECES; p++)
+		for (size_t at = 0; at < 60; at++) {
+			size_t total = make_case(block, 80, at, pieces[p]);
+			size_t want = ref_validate(block, total, true);
+			for (size_t step = 1; step <= 40; step++) {
+				size_t checked = 0, len = 0;
+				bool ok = true;
+				while (ok && len < total) {
+					len = len + step < total ? len + step : total;
+					ok = hermes_text_validate_more(block, len, &checked, false);
+					ck_assert_uint_le(checked, len);
+				}
+				if (ok)
+					ok = hermes_text_validate_more(block, total, &checked, true);
+				ck_assert_int_eq(ok, want == total);
+				ck_assert_uint_eq(checked, want);
+			}
+		}
+}
+END_TEST
+
+/* ---- a result streamed to a sink ----------------------------------------------------------- */
+
+typedef struct collected {
+	hermes_buf_t text;
+	size_t pieces;
+	size_t refuse_at; /* refuse this piece (1-based); 0: take them all */
+} collected_t;
+
+static bool collect(void *ctx, const char *data, size_t len)
+{
+	collected_t *c = ctx;
+	if (++c->pieces == c->refuse_at)
+		return false;
+	ck_assert_uint_gt(len, 0);
+	hermes_buf_append(&c->text, data, len);
+	return true;
+}
+
+/* fs.readFile's result holding content, streamed and whole: the same text, byte for byte. */
+static void check_streamed(const char *content, unsigned flags)
+{
+	const hermes_verb_desc_t *verb = hermes_verb_desc_find("fs.readFile");
+	ck_assert_ptr_nonnull(verb);
+	hermes_fs_read_file_result_t r;
+	memset(&r, 0, sizeof r);
+	r.common.succeeded = true;
+	r.content = (char *)content;
+	r.version = (char *)"1-2-3";
+	char *whole = hermes_encode_result(verb->result, &r, flags);
+	ck_assert_ptr_nonnull(whole);
+	collected_t c = { HERMES_BUF_INIT, 0, 0 };
+	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, flags, collect, &c), 0);
+	ck_assert_uint_eq(c.text.len, strlen(whole));
+	ck_assert_mem_eq(c.text.data, whole, c.text.len);
+	hermes_buf_free(&c.text);
+	free(whole);
+}
+
+/* Content past a slice (64 KiB) in many slices, with a multibyte sequence, an invalid one and an
+ * escape straddling every cut a slicer could make near each slice boundary. */
+START_TEST(stream_matches_whole)
+{
+	const size_t slice = (size_t)64 << 10, n = slice * 5 + 777;
+	char *s = malloc(n + 1);
+	for (size_t p = 0; p < NPIECES; p++) {
+		/* the first cut falls at SLICE or a few bytes before; the later ones move with it */
+		for (size_t d = 0; d < 8; d++) {
+			for (size_t k = 0; k < n; k++)
+				s[k] = (char)('a' + k % 23);
+			s[n] = '\0';
+			memcpy(s + slice - 5 + d, pieces[p], strlen(pieces[p]));
+			memcpy(s + 3 * slice - 5 + d, pieces[p], strlen(pieces[p]));
+			check_streamed(s, 0);
+		}
+		check_streamed(s, HERMES_JSON_PRETTY);
+	}
+	/* three continuation bytes then more across a cut: each its own U+FFFD either way */
+	memset(s, '\x80', n);
+	check_streamed(s, 0);
+	check_streamed("", 0);
+	check_streamed("small", 0);
+	free(s);
+}
+END_TEST
+
+/* A sink that refuses a piece gets no more and the encoder says so. */
+START_TEST(stream_sink_refuses)
+{
+	const hermes_verb_desc_t *verb = hermes_verb_desc_find("fs.readFile");
+	size_t n = (size_t)2 << 20;
+	char *s = malloc(n + 1);
+	memset(s, 'x', n);
+	s[n] = '\0';
+	hermes_fs_read_file_result_t r;
+	memset(&r, 0, sizeof r);
+	r.common.succeeded = true;
+	r.content = s;
+	collected_t c = { HERMES_BUF_INIT, 0, 2 };
+	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, collect, &c), -2);
+	ck_assert_uint_eq(c.pieces, 2);
+	ck_assert_uint_gt(c.text.len, 0);
+	hermes_buf_free(&c.text);
+	free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("core_text");
+	TCase *tc = tcase_create("fast_paths");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, validate_every_boundary);
+	tcase_add_test(tc, escape_every_boundary);
+	tcase_add_test(tc, random_text);
+	tcase_add_test(tc, validate_in_chunks);
+	tcase_add_test(tc, stream_matches_whole);
+	tcase_add_test(tc, stream_sink_refuses);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
