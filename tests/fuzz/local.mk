@@ -4,7 +4,7 @@
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
-	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http
+	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_base64 tests/fuzz/fuzz_image
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la
 
@@ -37,6 +37,14 @@ tests_fuzz_fuzz_session_LDADD = libhermes_server.la libhermes_verbs.la $(fuzz_co
 tests_fuzz_fuzz_http_SOURCES = tests/fuzz/fuzz_http.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_http_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/http"'
 tests_fuzz_fuzz_http_LDADD = libhermes_server.la $(fuzz_core_libs)
+# strict base64 of binary content (fs.writeFile encoding base64): canonical or refused
+tests_fuzz_fuzz_base64_SOURCES = tests/fuzz/fuzz_base64.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_base64_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/base64"'
+tests_fuzz_fuzz_base64_LDADD = $(fuzz_core_libs)
+# the image header parser of fs.readBytes (PNG, JPEG, GIF, WebP)
+tests_fuzz_fuzz_image_SOURCES = tests/fuzz/fuzz_image.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_image_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/image"'
+tests_fuzz_fuzz_image_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 # workspace path resolution
 tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
@@ -58,6 +66,8 @@ tests_fuzz_fuzz_session_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_edits_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_http_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_base64_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_image_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -73,6 +83,8 @@ tests_fuzz_fuzz_session_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_edits_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_http_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_base64_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_image_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1
