@@ -32,7 +32,8 @@ SERVER_PY_TESTS = \
 	tests/proc_start.py \
 	tests/mcp_modern.py \
 	tests/mcp_http.py \
-	tests/bytes.py
+	tests/bytes.py \
+	tests/watch.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
 # them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
 # through nginx to two hermes upstreams.

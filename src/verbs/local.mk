@@ -14,6 +14,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/fs_write.c \
 	src/verbs/fs_edit.c \
 	src/verbs/fs_tree.c \
+	src/verbs/fs_watch.c \
 	src/verbs/proc_run.c \
 	src/verbs/proc_session.c \
 	src/verbs/sys_info.c \
