@@ -49,4 +49,5 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
 # bench/server.sh for one server figure); they ship
 # with their client. Their figures are in the README.
-EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c
+EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
+	bench/watch_latency.py
