@@ -179,6 +179,18 @@ def test_wait_wakes_unwatch_and_cancel():
         check(r["events"] == [] and 0.9 < time.monotonic() - t0 < 3, "timed wait: %r" % (r,))
 
 
+def test_64_waiting_on_one_watch():
+    with Server() as s:
+        h = ok(s.call("fs.watch", {}))["handle"]
+        ids = [s.request("fs.changes", {"handle": h, "cursor": 0, "waitSeconds": 30}) for _ in range(64)]
+        time.sleep(0.5)
+        with open(os.path.join(s.root, "one.txt"), "w") as f:
+            f.write("x")
+        for id in ids:
+            r = ok(s.reply_to(id, 20))
+            check(simple(r["events"])[:1] == [("created", "one.txt", None, False)], repr(r))
+
+
 def test_exec_batch():
     with tempfile.TemporaryDirectory(prefix="hermes-watch.") as root:
         env = [{"verb": "fs.watch", "arguments": {"recursive": False}},

@@ -496,12 +496,17 @@ int hermes_watch_new(const hermes_ws_t *ws, const char *path, const hermes_watch
 		return rc;
 	}
 	hermes_watch_t *w = calloc(1, sizeof *w);
-	if (!w || !(w->ring = calloc((size_t)opts->keep, sizeof *w->ring))) {
+	if (!w) {
 		rc = -ENOMEM;
 		goto fail;
 	}
 	pthread_mutex_init(&w->lock, NULL);
+	w->fd = w->root_fd = -1;
 	w->opts = *opts;
+	if (!(w->ring = calloc((size_t)opts->keep, sizeof *w->ring))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	w->root_fd = fcntl(ws->root_fd, F_DUPFD_CLOEXEC, 0);
 	if (w->fd < 0 || w->root_fd < 0) {
@@ -575,7 +580,7 @@ void hermes_watch_free(hermes_watch_t *w)
 	free(w->from_path);
 	if (w->fd >= 0)
 		close(w->fd);
-	if (w->root_fd > 0)
+	if (w->root_fd >= 0)
 		close(w->root_fd);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
