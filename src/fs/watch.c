@@ -31,6 +31,7 @@ typedef struct wdir {
 	char *path;          /* workspace-relative, "" for the workspace root */
 	struct wdir *parent; /* NULL for the watched directory */
 	int depth;
+	bool doomed; /* being forgotten with a directory above it */
 	hermes_ignore_dir_t ign;
 } wdir_t;
 
@@ -140,10 +141,13 @@ static bool under(const wdir_t *d, const wdir_t *top)
 /* Forgets top and every directory below it (asking the kernel to drop their watches if rm). */
 static void forget_tree(hermes_watch_t *w, wdir_t *top, bool rm)
 {
-	/* Below first, so that no node outlives the parent its ignore files chain to. */
+	/* Marked first, then freed: under() walks parents, which must all still be there. */
+	for (size_t i = 0; i < w->dirs_cap; i++)
+		if (w->dirs[i] && w->dirs[i] != top && under(w->dirs[i], top))
+			w->dirs[i]->doomed = true;
 	for (size_t i = 0; i < w->dirs_cap; i++) {
 		wdir_t *d = w->dirs[i];
-		if (!d || d == top || !under(d, top))
+		if (!d || !d->doomed)
 			continue;
 		w->dirs[i] = NULL;
 		if (rm)
