@@ -163,6 +163,24 @@ def test_images():
         check(base64.b64decode(r["content"]) == b"plain text\n", "text as bytes")
 
 
+def test_mcp_round_trip():
+    # The same verbs as MCP tools (fs_writeFile, fs_readBytes): structured results, both ways.
+    with Server(command="mcp") as s:
+        expect_result(s.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": "bytes.py", "version": "1"}}))
+        s.notify("notifications/initialized")
+        for size in (0, 1, 2, 3, 1000, 70000):
+            data = os.urandom(size)
+            r = expect_result(s.call("tools/call", {"name": "fs_writeFile", "arguments": {
+                "path": "m%d.bin" % size, "encoding": "base64",
+                "content": base64.b64encode(data).decode()}}))
+            check(not r.get("isError") and r["structuredContent"]["succeeded"], repr(r)[:300])
+            r = expect_result(s.call("tools/call", {"name": "fs_readBytes", "arguments": {"path": "m%d.bin" % size}}))
+            sc = r["structuredContent"]
+            check(base64.b64decode(sc["content"], validate=True) == data and sc["size"] == size,
+                  "mcp: %d bytes differ" % size)
+
+
 def test_exec_round_trip():
     with tempfile.TemporaryDirectory(prefix="hermes-bytes.") as root:
         data = os.urandom(100000)
