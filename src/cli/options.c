@@ -154,9 +154,9 @@ int hermes_executor_option(const char *command, int key, const char *value,
 		config->max_watches = (int32_t)v;
 		return 1;
 	case HERMES_OPT_MAX_WATCH_EVENTS:
-		if (hermes_parse_count(value, 16, 10000000, &v)) {
+		if (hermes_parse_count(value, 16, 1000000, &v)) {
 			hermes_usage_error(command, "invalid value '%s' for %s (expected a number of events, "
-			                   "16 to 10000000)", value, name);
+			                   "16 to 1000000)", value, name);
 			return -1;
 		}
 		config->max_watch_events = (int32_t)v;
