@@ -35,7 +35,9 @@ SERVER_PY_TESTS = \
 	tests/mcp_modern.py \
 	tests/mcp_http.py \
 	tests/mcp_http_abuse.py \
-	tests/mcp_oauth.py
+	tests/mcp_oauth.py \
+	tests/bytes.py \
+	tests/watch.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
 # them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
 # through nginx to two hermes upstreams.
@@ -54,4 +56,5 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # of models' mistakes); they ship
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
-	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py
+	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py \
+	bench/watch_latency.py

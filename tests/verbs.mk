@@ -9,6 +9,18 @@ tests_check_verbs_read_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_read_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_read
 
+check_PROGRAMS += tests/check_bytes
+tests_check_bytes_SOURCES = tests/check_bytes.c
+tests_check_bytes_CFLAGS = $(tests_check_cflags)
+tests_check_bytes_LDADD = $(tests_check_libs)
+TESTS += tests/check_bytes
+
+check_PROGRAMS += tests/check_watch
+tests_check_watch_SOURCES = tests/check_watch.c
+tests_check_watch_CFLAGS = $(tests_check_cflags)
+tests_check_watch_LDADD = $(tests_check_libs)
+TESTS += tests/check_watch
+
 check_PROGRAMS += tests/check_verbs_write
 tests_check_verbs_write_SOURCES = tests/check_verbs_write.c $(verbs_check_sources)
 tests_check_verbs_write_CFLAGS = $(tests_check_cflags) -pthread

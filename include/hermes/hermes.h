@@ -83,6 +83,12 @@ typedef struct hermes_config {
 	 * that ends after one batch (hermes exec). Started programs belong to the executor and end
 	 * with hermes_executor_free(), or with the process, however it ends. */
 	int32_t max_processes;
+	/* fs.watch's watches kept at once (default 16); past it fs.watch fails with LimitReached.
+	 * They belong to the executor and end with it, like started programs. */
+	int32_t max_watches;
+	/* Changes kept per watch for fs.changes (default 10000); past it the oldest are dropped and
+	 * a reader whose cursor is before them is told overflow. */
+	int32_t max_watch_events;
 	/* This Hermes's name among several behind one load balancer: [a-z0-9-], 1 to 63 characters.
 	 * Every handle it mints (a started program's id) is "<instance>.<local id>", and a handle of
 	 * another instance fails with WrongInstance naming it. NULL: the host's name. */
@@ -96,6 +102,8 @@ typedef struct hermes_config {
 #define HERMES_DEFAULT_RUNS_MAX_BYTES     (2048LL * 1024 * 1024)
 #define HERMES_DEFAULT_MAX_PROCESSES      16
 #define HERMES_NO_STARTED_PROGRAMS        (-1)
+#define HERMES_DEFAULT_MAX_WATCHES        16
+#define HERMES_DEFAULT_MAX_WATCH_EVENTS   10000
 
 /* How an execution ended; also the `hermes exec` exit status of a single envelope. */
 typedef enum hermes_outcome {

@@ -67,7 +67,10 @@ const char hermes_executor_options_help[] =
 	"      --proc-env=ENV          inherit (default) or minimal: PATH, HOME, LANG, LC_*,\n"
 	"                              TERM and TMPDIR only, for proc.run's programs\n"
 	"      --max-processes=N       programs proc.start may keep running at once\n"
-	"                              (default 16; hermes exec refuses proc.start)\n";
+	"                              (default 16; hermes exec refuses proc.start)\n"
+	"      --max-watches=N         directory trees fs.watch may watch at once (default 16)\n"
+	"      --max-watch-events=N    changes kept per watch for fs.changes (default 10000;\n"
+	"                              past it the oldest go, and a reader is told overflow)\n";
 
 int hermes_executor_option(const char *command, int key, const char *value,
                            hermes_config_t *config)
@@ -76,8 +79,9 @@ int hermes_executor_option(const char *command, int key, const char *value,
 	                                     "--proc-output-limit", "--max-envelope-bytes",
 	                                     "--read-only", "--allow", "--deny", "--sandbox",
 	                                     "--proc-env", "--runs-max-bytes",
-	                                     "--max-processes" };
-	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_MAX_PROCESSES)
+	                                     "--max-processes", "--max-watches",
+	                                     "--max-watch-events" };
+	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_MAX_WATCH_EVENTS)
 		return 0;
 	const char *name = names[key - HERMES_OPT_ROOT];
 	int64_t v;
@@ -140,6 +144,22 @@ int hermes_executor_option(const char *command, int key, const char *value,
 			return -1;
 		}
 		config->max_processes = (int32_t)v;
+		return 1;
+	case HERMES_OPT_MAX_WATCHES:
+		if (hermes_parse_count(value, 1, 1024, &v)) {
+			hermes_usage_error(command, "invalid value '%s' for %s (expected a number of watches, "
+			                   "1 to 1024)", value, name);
+			return -1;
+		}
+		config->max_watches = (int32_t)v;
+		return 1;
+	case HERMES_OPT_MAX_WATCH_EVENTS:
+		if (hermes_parse_count(value, 16, 1000000, &v)) {
+			hermes_usage_error(command, "invalid value '%s' for %s (expected a number of events, "
+			                   "16 to 1000000)", value, name);
+			return -1;
+		}
+		config->max_watch_events = (int32_t)v;
 		return 1;
 	default:
 		if (hermes_parse_size(value, &v) || v == 0) {

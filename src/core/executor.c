@@ -111,6 +111,10 @@ hermes_executor_t *hermes_executor_create(const hermes_config_t *config, const c
 		ex->config.runs_max_bytes = HERMES_DEFAULT_RUNS_MAX_BYTES;
 	if (ex->config.max_processes == 0 || ex->config.max_processes < HERMES_NO_STARTED_PROGRAMS)
 		ex->config.max_processes = HERMES_DEFAULT_MAX_PROCESSES;
+	if (ex->config.max_watches <= 0)
+		ex->config.max_watches = HERMES_DEFAULT_MAX_WATCHES;
+	if (ex->config.max_watch_events <= 0)
+		ex->config.max_watch_events = HERMES_DEFAULT_MAX_WATCH_EVENTS;
 	ex->host = host;
 	ex->host_free = host_free;
 	return ex;

@@ -8,6 +8,7 @@ libhermes_core_la_SOURCES = \
 	src/core/idl.h \
 	src/core/document.h \
 	src/core/buf.c src/core/buf.h \
+	src/core/base64.c src/core/base64.h \
 	src/core/dl.c src/core/dl.h \
 	src/core/fdio.c src/core/fdio.h \
 	src/core/instance.c src/core/instance.h \

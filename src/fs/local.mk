@@ -6,7 +6,9 @@
 # (sweep.h), line scanning (lines.h) and remembered line counts (linecount.h), unified diffs
 # (diff.h), patches in three formats (patch.h) applied by tolerant matching (match.h,
 # patch_apply.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
-# (walk.h), sorted directory names (dirnames.h) and PCRE2 loaded on first use (pcre2_lib.h).
+# (walk.h), sorted directory names (dirnames.h), PCRE2 loaded on first use (pcre2_lib.h), image
+# headers (imageinfo.h) and MIME types from content (mimetype.h, libmagic loaded on first use:
+# magic_lib.h), and watched trees (watch.h, inotify) with their table of handles (watches.h).
 # Built into libhermes_fs.la; depends on src/core only.
 noinst_LTLIBRARIES += libhermes_fs.la
 libhermes_fs_la_SOURCES = \
@@ -26,5 +28,10 @@ libhermes_fs_la_SOURCES = \
 	src/fs/ignore.c src/fs/ignore.h \
 	src/fs/walk.c src/fs/walk.h \
 	src/fs/dirnames.c src/fs/dirnames.h \
-	src/fs/pcre2_lib.c src/fs/pcre2_lib.h
-libhermes_fs_la_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS)
+	src/fs/pcre2_lib.c src/fs/pcre2_lib.h \
+	src/fs/imageinfo.c src/fs/imageinfo.h \
+	src/fs/mimetype.c src/fs/mimetype.h \
+	src/fs/magic_lib.c src/fs/magic_lib.h \
+	src/fs/watch.c src/fs/watch.h \
+	src/fs/watches.c src/fs/watches.h
+libhermes_fs_la_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS) $(MAGIC_CFLAGS)

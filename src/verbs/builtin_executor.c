@@ -1,7 +1,8 @@
 /* verbs/builtin_executor.c: hermes_executor_new() (public, hermes.h): an executor confined to a
  * workspace root, with the handler of every verb of the table registered (gen_registry.c), and
- * its table of started programs (proc/started.h), which it stops when it is freed. Creating one
- * first undoes any change set a killed Hermes left unfinished (fs/commit.h). */
+ * its table of started programs (proc/started.h), which it stops when it is freed, and its table
+ * of watches (fs/watches.h). Creating one first undoes any change set a killed Hermes left
+ * unfinished (fs/commit.h). */
 #include <config.h>
 
 #include <stdlib.h>
@@ -11,7 +12,20 @@
 #include "verbs/gen_handlers.h"
 #include "fs/commit.h"
 #include "fs/workspace.h"
+#include "fs/watches.h"
 #include "proc/started.h"
+#include "verbs/handlers.h"
+
+/* Frees the verbs' state: started programs are stopped first, then the watches end. */
+static void state_free(void *p)
+{
+	hermes_verbs_state_t *state = p;
+	if (!state)
+		return;
+	hermes_started_free(state->started);
+	hermes_watches_free(state->watches);
+	free(state);
+}
 
 int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err)
 {
@@ -33,14 +47,17 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 		return -1;
 	}
 	const hermes_config_t *cfg = hermes_executor_config(ex);
-	if (cfg->max_processes > 0) {
-		hermes_started_t *started = hermes_started_new(cfg->max_processes, cfg->instance);
-		if (!started || hermes_executor_set_state(ex, started, hermes_started_free) != 0) {
-			hermes_started_free(started);
-			hermes_executor_free(ex);
-			hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
-			return -1;
-		}
+	hermes_verbs_state_t *state = calloc(1, sizeof *state);
+	bool ok = state != NULL;
+	if (ok && cfg->max_processes > 0)
+		ok = (state->started = hermes_started_new(cfg->max_processes, cfg->instance)) != NULL;
+	if (ok)
+		ok = (state->watches = hermes_watches_new(cfg->max_watches)) != NULL;
+	if (!ok || hermes_executor_set_state(ex, state, state_free) != 0) {
+		state_free(state);
+		hermes_executor_free(ex);
+		hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
+		return -1;
 	}
 	for (size_t i = 0; i < HERMES_VERB_COUNT; i++) {
 		if (hermes_executor_register(ex, hermes_verb_handlers[i].verb, hermes_verb_handlers[i].fn,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base64.h"
 #include "fs/atomic.h"
 #include "fs/commit.h"
 #include "fs/filelock.h"
@@ -87,7 +88,8 @@ int hermes_verbs_recover(const hermes_call_t *call, void *result)
 /* Replaces (or creates) the file once, under its lock if it exists. 1: changed meanwhile by a
  * writer that does not lock, nothing written: start over. 0: done, result says how. */
 static int write_once(const hermes_call_t *call, const hermes_fs_write_file_args_t *args,
-                      const hermes_ws_loc_t *loc, hermes_fs_write_file_result_t *result, bool last)
+                      const void *data, size_t len, const hermes_ws_loc_t *loc,
+                      hermes_fs_write_file_result_t *result, bool last)
 {
 	struct stat st, now;
 	int fd = -1, rc = 0;
@@ -107,7 +109,7 @@ static int write_once(const hermes_call_t *call, const hermes_fs_write_file_args
 		hermes_history_t *hist = hermes_history_start(call->host, "fs.writeFile");
 		int hi = hermes_history_file(hist, loc->dirfd, loc->name, exists ? &st : NULL);
 		rc = hermes_atomic_replace(loc->dirfd, loc->name, exists ? &st : NULL,
-		                           exists ? &st : NULL, args->content, strlen(args->content), &now);
+		                           exists ? &st : NULL, data, len, &now);
 		hermes_history_after(hist, hi, &now);
 		hermes_history_finish(hist, rc == 0);
 	}
@@ -131,13 +133,42 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 	const hermes_fs_write_file_args_t *args = args_;
 	hermes_fs_write_file_result_t *result = result_;
 	hermes_ws_loc_t loc;
-	if (hermes_verbs_recover(call, result) < 0 ||
-	    locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) < 0)
+	char shown[256];
+	const void *data = args->content;
+	size_t len = strlen(args->content);
+	uint8_t *bytes = NULL;
+	if (strcmp(args->encoding, "base64") == 0) {
+		/* Decoded before anything is created, so bad base64 leaves no trace. */
+		char why[160];
+		size_t n;
+		if (!(bytes = malloc(hermes_base64_decoded_max(len) + 1))) {
+			hermes_ws_fail(result, -ENOMEM, "write", args->path);
+			return;
+		}
+		if (!hermes_base64_decode(args->content, len, bytes, &n, why, sizeof why)) {
+			hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+			                   "cannot write '%s': content: %s; nothing was written",
+			                   hermes_ws_shown(args->path, shown, sizeof shown), why);
+			free(bytes);
+			return;
+		}
+		data = bytes;
+		len = n;
+	} else if (strcmp(args->encoding, "utf8") != 0) {
+		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT,
+		                   "cannot write '%s': unknown encoding '%.40s' (expected: utf8, base64)",
+		                   hermes_ws_shown(args->path, shown, sizeof shown), args->encoding);
 		return;
-	for (int turn = 0; write_once(call, args, &loc, result, turn == HERMES_VERBS_WRITE_TURNS - 1);
-	     turn++)
-		;
-	hermes_ws_loc_close(&loc);
+	}
+	if (hermes_verbs_recover(call, result) == 0 &&
+	    locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) == 0) {
+		for (int turn = 0; write_once(call, args, data, len, &loc, result,
+		                              turn == HERMES_VERBS_WRITE_TURNS - 1);
+		     turn++)
+			;
+		hermes_ws_loc_close(&loc);
+	}
+	free(bytes);
 }
 
 /* ---- fs.writeRange ------------------------------------------------------------------------ */

@@ -8,6 +8,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
 	src/verbs/builtin_executor.c \
 	src/verbs/fs_read.c \
+	src/verbs/fs_bytes.c \
 	src/verbs/fs_list.c \
 	src/verbs/fs_stat.c \
 	src/verbs/fs_write.c \
@@ -15,6 +16,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/fs_patch.c \
 	src/verbs/fs_tree.c \
 	src/verbs/fs_history.c \
+	src/verbs/fs_watch.c \
 	src/verbs/proc_run.c \
 	src/verbs/proc_session.c \
 	src/verbs/sys_info.c \

@@ -1,5 +1,5 @@
 /* verbs/proc_session.c: proc.start, proc.output, proc.write, proc.stop and proc.list: programs
- * that keep running, in the executor's table of started programs (proc/started.h, call->state). */
+ * that keep running, in the executor's table of started programs (proc/started.h, the verbs' state: hermes_verbs_started). */
 #include <config.h>
 
 #include <errno.h>
@@ -26,17 +26,17 @@
 /* The program of args' id, or NULL once result says it is unknown. */
 static hermes_started_prog_t *find(const hermes_call_t *call, const char *id, void *result)
 {
-	hermes_started_prog_t *p = call->state ? hermes_started_find(call->state, id) : NULL;
+	hermes_started_prog_t *p = hermes_verbs_started(call) ? hermes_started_find(hermes_verbs_started(call), id) : NULL;
 	char owner[HERMES_INSTANCE_MAX + 1];
-	if (!p && call->state && hermes_handle_instance(id, owner, sizeof owner) &&
-	    strcmp(owner, hermes_started_instance(call->state)) != 0) {
+	if (!p && hermes_verbs_started(call) && hermes_handle_instance(id, owner, sizeof owner) &&
+	    strcmp(owner, hermes_started_instance(hermes_verbs_started(call))) != 0) {
 		char shown[256];
 		hermes_result_fail(result, HERMES_E_WRONG_INSTANCE,
 		                   "the program '%s' is held by the Hermes instance '%s', not by this one "
 		                   "('%s'): send the request there (a load balancer routes on the handle's "
 		                   "part before its first dot, mirrored in Mcp-Param-Handle)",
 		                   hermes_ws_shown(id, shown, sizeof shown), owner,
-		                   hermes_started_instance(call->state));
+		                   hermes_started_instance(hermes_verbs_started(call)));
 		return NULL;
 	}
 	if (!p) {
@@ -273,7 +273,7 @@ static bool start(const hermes_call_t *call, const hermes_proc_start_args_t *arg
 		                       -1, -1, -1, (int)call->config->sandbox, ws->root_fd, args->tty};
 		hermes_started_opts_t opts = {cmdline, args->tty, args->tty_columns, args->tty_rows,
 		                              args->has_timeout_seconds ? args->timeout_seconds : 0};
-		rc = hermes_started_start(call->state, &spec, &opts, p);
+		rc = hermes_started_start(hermes_verbs_started(call), &spec, &opts, p);
 	}
 	free(extra);
 	free(argv);
@@ -298,7 +298,7 @@ void hermes_verb_proc_start(const hermes_call_t *call, const void *args_, void *
 {
 	const hermes_proc_start_args_t *args = args_;
 	hermes_proc_start_result_t *result = result_;
-	if (call->config->max_processes == HERMES_NO_STARTED_PROGRAMS || !call->state) {
+	if (call->config->max_processes == HERMES_NO_STARTED_PROGRAMS || !hermes_verbs_started(call)) {
 		hermes_result_fail(result, HERMES_E_NOT_ALLOWED,
 		                   "proc.start is not available here: hermes exec runs one batch and exits, "
 		                   "and a started program would end with it; use proc.run, or a Hermes "
@@ -458,7 +458,7 @@ void hermes_verb_proc_list(const hermes_call_t *call, const void *args_, void *r
 	hermes_proc_list_result_t *result = result_;
 	hermes_started_info_t *info = NULL;
 	size_t n = 0;
-	if (call->state && hermes_started_list(call->state, &info, &n) != 0) {
+	if (hermes_verbs_started(call) && hermes_started_list(hermes_verbs_started(call), &info, &n) != 0) {
 		hermes_result_fail(result, HERMES_E_INTERNAL, "cannot list the started programs: out of memory");
 		return;
 	}

@@ -4,7 +4,8 @@
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
-	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_patch
+	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_patch \
+	tests/fuzz/fuzz_base64 tests/fuzz/fuzz_image
 # the bearer token and the JWK Set of OAuth (src/auth exists only with Streamable HTTP)
 if HAVE_HTTP
 FUZZ_TARGETS += tests/fuzz/fuzz_jwt
@@ -44,6 +45,14 @@ tests_fuzz_fuzz_http_LDADD = libhermes_server.la $(fuzz_core_libs)
 tests_fuzz_fuzz_jwt_SOURCES = tests/fuzz/fuzz_jwt.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_jwt_CFLAGS = $(fuzz_cflags) $(CRYPTO_CFLAGS) -DFUZZ_CORPORA='"tests/fuzz/corpus/jwt"'
 tests_fuzz_fuzz_jwt_LDADD = libhermes_auth.la $(fuzz_core_libs) $(DLOPEN_LIBS)
+# strict base64 of binary content (fs.writeFile encoding base64): canonical or refused
+tests_fuzz_fuzz_base64_SOURCES = tests/fuzz/fuzz_base64.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_base64_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/base64"'
+tests_fuzz_fuzz_base64_LDADD = $(fuzz_core_libs)
+# the image header parser of fs.readBytes (PNG, JPEG, GIF, WebP)
+tests_fuzz_fuzz_image_SOURCES = tests/fuzz/fuzz_image.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_image_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/image"'
+tests_fuzz_fuzz_image_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 # workspace path resolution
 tests_fuzz_fuzz_path_SOURCES = tests/fuzz/fuzz_path.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_path_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/path"'
@@ -71,6 +80,8 @@ tests_fuzz_fuzz_edits_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_http_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_patch_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_jwt_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_base64_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_image_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -88,6 +99,8 @@ tests_fuzz_fuzz_edits_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_http_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_patch_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_jwt_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_base64_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_image_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1

@@ -1,0 +1,204 @@
+/* tests/check_watch.c: the watch mechanism (fs/watch.h, fs/watches.h) without a front door: events
+ * and their merging, rename pairing, re-reading from a cursor, overflow when the ring is full,
+ * a waiting read ended by its stop callback and by close, and the table's handles and bound. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs/watch.h"
+#include "fs/watches.h"
+#include "fs/workspace.h"
+
+static char dir[64];
+static hermes_ws_t *ws;
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/hermes-check-watch.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	hermes_error_t err;
+	ck_assert_int_eq(hermes_ws_open(dir, &ws, &err), 0);
+}
+
+static void teardown(void)
+{
+	hermes_ws_free(ws);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void put(const char *rel, const char *text)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	FILE *f = fopen(p, "a");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static hermes_watch_t *start(int keep)
+{
+	hermes_watch_opts_t o = {.recursive = true, .respect_ignore = true, .keep = keep};
+	hermes_watch_t *w = NULL;
+	ck_assert_int_eq(hermes_watch_new(ws, ".", &o, &w), 0);
+	return w;
+}
+
+START_TEST(events_merged_and_paired)
+{
+	hermes_watch_t *w = start(100);
+	put("a", "1");
+	for (int i = 0; i < 20; i++)
+		put("a", "more");
+	char from[256], to[256];
+	snprintf(from, sizeof from, "%s/a", dir);
+	snprintf(to, sizeof to, "%s/b", dir);
+	ck_assert_int_eq(rename(from, to), 0);
+	hermes_watch_batch_t b;
+	ck_assert_int_eq(hermes_watch_read(w, 0, 100, 0, NULL, NULL, &b), 0);
+	ck_assert_uint_eq(b.count, 2);
+	ck_assert_int_eq(b.events[0].kind, HERMES_WATCH_CREATED);
+	ck_assert_str_eq(b.events[0].path, "a");
+	ck_assert_int_eq(b.events[1].kind, HERMES_WATCH_MOVED);
+	ck_assert_str_eq(b.events[1].path, "b");
+	ck_assert_str_eq(b.events[1].old_path, "a");
+	ck_assert(!b.overflow && !b.more);
+	int64_t next = b.next;
+	hermes_watch_batch_clear(&b);
+	/* Handed out: a later write is an event of its own, and re-reading gives the same two. */
+	put("b", "x");
+	ck_assert_int_eq(hermes_watch_read(w, 0, 100, 0, NULL, NULL, &b), 0);
+	ck_assert_uint_eq(b.count, 3);
+	ck_assert_int_eq(b.events[2].kind, HERMES_WATCH_MODIFIED);
+	hermes_watch_batch_clear(&b);
+	ck_assert_int_eq(hermes_watch_read(w, next + 5, 100, 0, NULL, NULL, &b), -EINVAL);
+	hermes_watch_free(w);
+}
+END_TEST
+
+START_TEST(overflow_when_full)
+{
+	hermes_watch_t *w = start(16);
+	for (int i = 0; i < 40; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "f%02d", i);
+		put(n, "x");
+	}
+	hermes_watch_batch_t b;
+	ck_assert_int_eq(hermes_watch_read(w, 0, 1000, 0, NULL, NULL, &b), 0);
+	ck_assert(b.overflow);
+	ck_assert_uint_le(b.count, 16);
+	ck_assert_str_eq(b.events[b.count - 1].path, "f39");
+	hermes_watch_batch_clear(&b);
+	/* From where that read stopped: nothing lost since. */
+	put("g", "x");
+	ck_assert_int_eq(hermes_watch_read(w, -1, 1000, 0, NULL, NULL, &b), 0);
+	ck_assert(!b.overflow);
+	ck_assert_uint_eq(b.count, 1);
+	hermes_watch_batch_clear(&b);
+	hermes_watch_free(w);
+}
+END_TEST
+
+static int stops;
+static bool stop_third(void *ctx)
+{
+	(void)ctx;
+	return ++stops >= 3;
+}
+
+START_TEST(waiting_read_stops)
+{
+	hermes_watch_t *w = start(100);
+	hermes_watch_batch_t b;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(hermes_watch_read(w, -1, 10, 30000, stop_third, NULL, &b),
+	                 HERMES_WS_ECANCELLED);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 2);
+	/* No change: the wait ends at its time with none. */
+	ck_assert_int_eq(hermes_watch_read(w, -1, 10, 100, NULL, NULL, &b), 0);
+	ck_assert_uint_eq(b.count, 0);
+	hermes_watch_batch_clear(&b);
+	hermes_watch_close(w);
+	ck_assert_int_eq(hermes_watch_read(w, -1, 10, 1000, NULL, NULL, &b), -ESHUTDOWN);
+	hermes_watch_free(w);
+}
+END_TEST
+
+START_TEST(ignored_and_new_directories)
+{
+	put(".gitignore", "skip/\n");
+	hermes_watch_t *w = start(1000);
+	char p[256];
+	snprintf(p, sizeof p, "%s/skip", dir);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	put("skip/x", "x");
+	snprintf(p, sizeof p, "%s/keep", dir);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	put("keep/y", "y");
+	put(".hidden", "h");
+	hermes_watch_batch_t b;
+	ck_assert_int_eq(hermes_watch_read(w, 0, 100, 0, NULL, NULL, &b), 0);
+	ck_assert_uint_eq(b.count, 2);
+	ck_assert_str_eq(b.events[0].path, "keep");
+	ck_assert(b.events[0].is_dir);
+	ck_assert_str_eq(b.events[1].path, "keep/y");
+	hermes_watch_batch_clear(&b);
+	hermes_watch_free(w);
+	hermes_watch_opts_t o = {.recursive = true, .keep = 10};
+	ck_assert_int_eq(hermes_watch_new(ws, "../", &o, &w), HERMES_WS_EOUTSIDE);
+	ck_assert_int_eq(hermes_watch_new(ws, ".hidden", &o, &w), -ENOTDIR);
+}
+END_TEST
+
+START_TEST(table_handles)
+{
+	hermes_watches_t *t = hermes_watches_new(2);
+	char id1[HERMES_WATCH_ID_MAX], id2[HERMES_WATCH_ID_MAX], id3[HERMES_WATCH_ID_MAX];
+	hermes_watch_t *w1 = start(10), *w2 = start(10), *w3 = start(10);
+	ck_assert_int_eq(hermes_watches_add(t, w1, id1), 0);
+	ck_assert_int_eq(hermes_watches_add(t, w2, id2), 0);
+	ck_assert_int_eq(hermes_watches_add(t, w3, id3), -EAGAIN);
+	ck_assert_str_ne(id1, id2);
+	hermes_watch_ref_t *r = hermes_watches_find(t, id1);
+	ck_assert_ptr_eq(hermes_watch_ref_get(r), w1);
+	ck_assert_int_eq(hermes_watches_remove(t, id1), 0); /* still referenced: stays valid */
+	hermes_watch_batch_t b;
+	ck_assert_int_eq(hermes_watch_read(w1, -1, 10, 0, NULL, NULL, &b), -ESHUTDOWN);
+	hermes_watches_release(t, r);
+	ck_assert_ptr_null(hermes_watches_find(t, id1));
+	ck_assert_int_eq(hermes_watches_remove(t, id1), -ENOENT);
+	ck_assert_int_eq(hermes_watches_add(t, w3, id3), 0);
+	hermes_watches_free(t);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("watch");
+	TCase *tc = tcase_create("watch");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, events_merged_and_paired);
+	tcase_add_test(tc, overflow_when_full);
+	tcase_add_test(tc, waiting_read_stops);
+	tcase_add_test(tc, ignored_and_new_directories);
+	tcase_add_test(tc, table_handles);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
