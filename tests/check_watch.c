@@ -165,7 +165,7 @@ END_TEST
 
 START_TEST(table_handles)
 {
-	hermes_watches_t *t = hermes_watches_new(2);
+	hermes_watches_t *t = hermes_watches_new(2, "unit-1");
 	char id1[HERMES_WATCH_ID_MAX], id2[HERMES_WATCH_ID_MAX], id3[HERMES_WATCH_ID_MAX];
 	hermes_watch_t *w1 = start(10), *w2 = start(10), *w3 = start(10);
 	ck_assert_int_eq(hermes_watches_add(t, w1, id1), 0);

@@ -31,7 +31,8 @@ CAPS = "io.modelcontextprotocol/clientCapabilities"
 
 
 # The tools whose argument names server-held state (its schema's "x-mcp-header": "Handle").
-HANDLE_ARGS = {"proc_output": "id", "proc_write": "id", "proc_stop": "id"}
+HANDLE_ARGS = {"proc_output": "id", "proc_write": "id", "proc_stop": "id", "fs_changes": "handle",
+               "fs_unwatch": "handle"}
 
 
 class Http:

@@ -61,6 +61,9 @@ struct hermes_watch {
 	uint32_t from_cookie;
 	char *from_path;
 	bool from_dir, from_shown;
+	/* the last save through a temporary name (hidden -> shown), for the second half of an
+	 * exchange (renameat2 RENAME_EXCHANGE, Hermes' own writes): shown -> that same hidden name */
+	char *saved_shown, *saved_hidden;
 	char buf[65536] __attribute__((aligned(__alignof__(struct inotify_event))));
 };
 
@@ -342,6 +345,9 @@ static void resolve_from(hermes_watch_t *w)
 	if (d)
 		forget_tree(w, d, true);
 	free(w->from_path);
+	free(w->saved_shown);
+	free(w->saved_hidden);
+	w->saved_shown = w->saved_hidden = NULL;
 	w->from_path = NULL;
 }
 
@@ -437,15 +443,25 @@ static void handle(hermes_watch_t *w, const struct inotify_event *e)
 			forget_tree(w, moved, true);
 		else if (moved)
 			move_dirs(w, old, path, d);
+		bool exchange = old_shown && skip && w->saved_shown && !strcmp(w->saved_shown, old) &&
+		                !strcmp(w->saved_hidden, path);
+		free(w->saved_shown);
+		free(w->saved_hidden);
+		w->saved_shown = w->saved_hidden = NULL;
 		if (old_shown && !skip) {
 			push(w, HERMES_WATCH_MOVED, is_dir, path, old);
-		} else if (old_shown) {
+		} else if (old_shown && !exchange) {
 			push(w, HERMES_WATCH_DELETED, is_dir, old, NULL);
-		} else if (!skip) {
+		} else if (!old_shown && !skip) {
 			/* From an ignored or hidden name: a file saved through a temporary one. */
 			push(w, is_dir ? HERMES_WATCH_CREATED : HERMES_WATCH_MODIFIED, is_dir, path, NULL);
 			if (is_dir && !moved)
 				enter_new(w, d, path);
+			else if (!is_dir) { /* the old file may come back under the temporary name */
+				w->saved_shown = path;
+				w->saved_hidden = old;
+				return;
+			}
 		}
 		free(old);
 		free(path);
@@ -582,6 +598,9 @@ void hermes_watch_free(hermes_watch_t *w)
 			ev_clear(slot(w, s));
 	free(w->ring);
 	free(w->from_path);
+	free(w->saved_shown);
+	free(w->saved_hidden);
+	w->saved_shown = w->saved_hidden = NULL;
 	if (w->fd >= 0)
 		close(w->fd);
 	if (w->root_fd >= 0)

@@ -23,16 +23,21 @@ struct hermes_watches {
 	pthread_mutex_t lock;
 	int limit, count;
 	unsigned seq, tag;
+	char instance[HERMES_INSTANCE_MAX + 1];
 	hermes_watch_ref_t *list;
 };
 
-hermes_watches_t *hermes_watches_new(int limit)
+hermes_watches_t *hermes_watches_new(int limit, const char *instance)
 {
 	hermes_watches_t *t = calloc(1, sizeof *t);
 	if (!t)
 		return NULL;
 	pthread_mutex_init(&t->lock, NULL);
 	t->limit = limit;
+	if (hermes_instance_valid(instance))
+		snprintf(t->instance, sizeof t->instance, "%s", instance);
+	else
+		hermes_instance_default(t->instance, sizeof t->instance, 0);
 	if (getrandom(&t->tag, sizeof t->tag, GRND_NONBLOCK) != (ssize_t)sizeof t->tag)
 		t->tag = (unsigned)time(NULL) ^ (unsigned)getpid() * 2654435761u;
 	t->tag &= 0xffffff;
@@ -71,7 +76,7 @@ int hermes_watches_add(hermes_watches_t *t, hermes_watch_t *w, char id[HERMES_WA
 		free(r);
 		return -EAGAIN;
 	}
-	snprintf(r->id, sizeof r->id, "w%u-%06x", ++t->seq, t->tag);
+	snprintf(r->id, sizeof r->id, "%s.w%u-%06x", t->instance, ++t->seq, t->tag);
 	r->watch = w;
 	r->refs = 1;
 	r->next = t->list;
@@ -80,6 +85,11 @@ int hermes_watches_add(hermes_watches_t *t, hermes_watch_t *w, char id[HERMES_WA
 	memcpy(id, r->id, sizeof r->id);
 	pthread_mutex_unlock(&t->lock);
 	return 0;
+}
+
+const char *hermes_watches_instance(const hermes_watches_t *t)
+{
+	return t->instance;
 }
 
 hermes_watch_ref_t *hermes_watches_find(hermes_watches_t *t, const char *id)

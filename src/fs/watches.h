@@ -1,20 +1,24 @@
 /* fs/watches.h: the table of watches fs.watch started (fs/watch.h), by handle. At most `limit` at
- * once; handles are "w<N>-<6 hex digits>" (the digits drawn once per table, so a handle of an
+ * once; handles are "<instance>.w<N>-<6 hex digits>" (core/instance.h; the digits drawn once per table, so a handle of an
  * earlier server is unknown, not another watch). References are counted, so a watch being read
  * (a fs.changes waiting) while another thread ends it stays valid until released.
  * Thread-safe: one lock for the table. */
 #ifndef HERMES_FS_WATCHES_H
 #define HERMES_FS_WATCHES_H
 
+#include "core/instance.h"
 #include "fs/watch.h"
 
 typedef struct hermes_watches hermes_watches_t;
 typedef struct hermes_watch_ref hermes_watch_ref_t;
 
-#define HERMES_WATCH_ID_MAX 24
+#define HERMES_WATCH_ID_MAX HERMES_HANDLE_MAX
 
-/* A new, empty table (limit: watches kept at once). NULL if out of memory. */
-hermes_watches_t *hermes_watches_new(int limit);
+/* A new, empty table (limit: watches kept at once; instance: the handles' first part, NULL: the
+ * host's name). NULL if out of memory. */
+hermes_watches_t *hermes_watches_new(int limit, const char *instance);
+/* The instance name the table's handles begin with. */
+const char *hermes_watches_instance(const hermes_watches_t *t);
 /* Frees every watch and the table. No call may be using it. NULL is fine; void * to be a
  * state_free. */
 void hermes_watches_free(void *table);

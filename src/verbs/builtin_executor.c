@@ -52,7 +52,7 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 	if (ok && cfg->max_processes > 0)
 		ok = (state->started = hermes_started_new(cfg->max_processes, cfg->instance)) != NULL;
 	if (ok)
-		ok = (state->watches = hermes_watches_new(cfg->max_watches)) != NULL;
+		ok = (state->watches = hermes_watches_new(cfg->max_watches, cfg->instance)) != NULL;
 	if (!ok || hermes_executor_set_state(ex, state, state_free) != 0) {
 		state_free(state);
 		hermes_executor_free(ex);

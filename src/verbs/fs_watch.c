@@ -21,9 +21,19 @@ static hermes_watches_t *table_of(const hermes_call_t *call, void *result, const
 	return t;
 }
 
-static void unknown_handle(void *result, const char *verb, const char *handle)
+static void unknown_handle(const hermes_call_t *call, void *result, const char *verb,
+                           const char *handle)
 {
-	char shown[256];
+	char shown[256], owner[HERMES_INSTANCE_MAX + 1];
+	const char *mine = hermes_watches_instance(hermes_verbs_watches(call));
+	if (hermes_handle_instance(handle, owner, sizeof owner) && strcmp(owner, mine) != 0) {
+		hermes_result_fail(result, HERMES_E_WRONG_INSTANCE,
+		                   "%s: the watch '%s' is held by the Hermes instance '%s', not by this "
+		                   "one ('%s'): send the request there (a load balancer routes on the "
+		                   "handle's part before its first dot, mirrored in Mcp-Param-Handle)", verb,
+		                   hermes_ws_shown(handle, shown, sizeof shown), owner, mine);
+		return;
+	}
 	hermes_result_fail(result, HERMES_E_NOT_FOUND,
 	                   "%s: no watch has the handle '%s' (ended with fs.unwatch, or started by "
 	                   "another server)", verb, hermes_ws_shown(handle, shown, sizeof shown));
@@ -92,7 +102,7 @@ void hermes_verb_fs_changes(const hermes_call_t *call, const void *args_, void *
 		return;
 	hermes_watch_ref_t *r = hermes_watches_find(t, args->handle);
 	if (!r) {
-		unknown_handle(result, "fs.changes", args->handle);
+		unknown_handle(call, result, "fs.changes", args->handle);
 		return;
 	}
 	hermes_watch_batch_t b;
@@ -101,7 +111,7 @@ void hermes_verb_fs_changes(const hermes_call_t *call, const void *args_, void *
 	                           call->cancel, &b);
 	hermes_watches_release(t, r);
 	if (rc == -ESHUTDOWN) {
-		unknown_handle(result, "fs.changes", args->handle);
+		unknown_handle(call, result, "fs.changes", args->handle);
 		return;
 	}
 	if (rc == -EINVAL) {
@@ -140,5 +150,5 @@ void hermes_verb_fs_unwatch(const hermes_call_t *call, const void *args_, void *
 	const hermes_fs_unwatch_args_t *args = args_;
 	hermes_watches_t *t = table_of(call, result_, "fs.unwatch");
 	if (t && hermes_watches_remove(t, args->handle) != 0)
-		unknown_handle(result_, "fs.unwatch", args->handle);
+		unknown_handle(call, result_, "fs.unwatch", args->handle);
 }
