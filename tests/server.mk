@@ -37,7 +37,8 @@ SERVER_PY_TESTS = \
 	tests/mcp_http_abuse.py \
 	tests/mcp_oauth.py \
 	tests/bytes.py \
-	tests/watch.py
+	tests/watch.py \
+	tests/mcp_fleet.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
 # them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
 # through nginx to two hermes upstreams.
@@ -48,7 +49,7 @@ TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
 EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh tests/server_lib.py \
 	$(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/mcp_sdk.mjs tests/mcp_client.mjs tests/mcp_lib.mjs \
-	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs tests/oauth_as.mjs
+	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs tests/oauth_as.mjs tests/mcp_fleet.mjs
 
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
 # bench/server.sh for one server figure; bench/lockless_writers.py for the edits lost to a
