@@ -77,6 +77,11 @@ typedef struct hermes_config {
 	 * that ends after one batch (hermes exec). Started programs belong to the executor and end
 	 * with hermes_executor_free(), or with the process, however it ends. */
 	int32_t max_processes;
+	/* Language servers for the code.* verbs that replace the built-in ones: entries separated by
+	 * '\n', each "LANGUAGE=COMMAND [ARG...]" (LANGUAGE: c, cpp, python, javascript, typescript,
+	 * go; arguments split at spaces). Read by hermes_executor_new() only. NULL: the built-in
+	 * servers (clangd, pyright-langserver, typescript-language-server, gopls), if on PATH. */
+	const char *lsp_servers;
 } hermes_config_t;
 
 #define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)

@@ -1,15 +1,29 @@
 /* verbs/builtin_executor.c: hermes_executor_new() (public, hermes.h): an executor confined to a
  * workspace root, with the handler of every verb of the table registered (gen_registry.c), and
- * its table of started programs (proc/started.h), which it stops when it is freed. */
+ * its state (verbs/state.h): the table of started programs (proc/started.h) and the pool of
+ * language servers (lsp/pool.h), which it stops when it is freed. */
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/executor.h"
 #include "core/verb.h"
 #include "verbs/gen_handlers.h"
 #include "fs/workspace.h"
 #include "proc/started.h"
+#include "verbs/state.h"
+
+void hermes_verbs_state_free(void *state_)
+{
+	hermes_verbs_state_t *state = state_;
+	if (!state)
+		return;
+	hermes_lsp_pool_free(state->lsp);
+	hermes_started_free(state->started);
+	hermes_ws_free(state->lsp_ws);
+	free(state);
+}
 
 int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, hermes_error_t *err)
 {
@@ -26,14 +40,24 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 		return -1;
 	}
 	const hermes_config_t *cfg = hermes_executor_config(ex);
-	if (cfg->max_processes > 0) {
-		hermes_started_t *started = hermes_started_new(cfg->max_processes);
-		if (!started || hermes_executor_set_state(ex, started, hermes_started_free) != 0) {
-			hermes_started_free(started);
-			hermes_executor_free(ex);
-			hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
-			return -1;
-		}
+	hermes_verbs_state_t *state = calloc(1, sizeof *state);
+	const char *why = "out of memory";
+	bool ok = state != NULL;
+	if (ok && cfg->max_processes > 0)
+		ok = (state->started = hermes_started_new(cfg->max_processes)) != NULL;
+	/* The language servers' pool has a workspace of its own: a server whose workspace changes
+	 * (MCP roots) hands its state to a new executor and frees the old one's. */
+	if (ok)
+		ok = hermes_ws_open(ws->root, &state->lsp_ws, NULL) == 0;
+	if (ok)
+		ok = (state->lsp = hermes_lsp_pool_new(state->lsp_ws, cfg, cfg->lsp_servers, &why)) != NULL;
+	if (!ok || hermes_executor_set_state(ex, state, hermes_verbs_state_free) != 0) {
+		hermes_verbs_state_free(state);
+		hermes_executor_free(ex);
+		hermes_error_set(err, strcmp(why, "out of memory") ? HERMES_E_INVALID_ARGUMENT
+		                                                          : HERMES_E_INTERNAL,
+		                 "cannot create the executor: %s", why);
+		return -1;
 	}
 	for (size_t i = 0; i < HERMES_VERB_COUNT; i++) {
 		if (hermes_executor_register(ex, hermes_verb_handlers[i].verb, hermes_verb_handlers[i].fn,

@@ -14,6 +14,7 @@
 
 #include "core/buf.h"
 #include "verbs/handlers.h"
+#include "verbs/state.h"
 #include "fs/lines.h"
 #include "fs/pcre2_lib.h"
 #include "fs/workspace.h"
@@ -23,10 +24,18 @@
 #define START_OUTPUT_MAX 65536  /* output in proc.start's and proc.stop's answers */
 #define WAIT_FOR_LINE_MAX 65536 /* a longer line is matched in pieces of this size */
 
+/* The executor's table of started programs, or NULL if proc.start is refused. */
+static hermes_started_t *started_table(const hermes_call_t *call)
+{
+	const hermes_verbs_state_t *state = call->state;
+	return state ? state->started : NULL;
+}
+
 /* The program of args' id, or NULL once result says it is unknown. */
 static hermes_started_prog_t *find(const hermes_call_t *call, const char *id, void *result)
 {
-	hermes_started_prog_t *p = call->state ? hermes_started_find(call->state, id) : NULL;
+	hermes_started_t *t = started_table(call);
+	hermes_started_prog_t *p = t ? hermes_started_find(t, id) : NULL;
 	if (!p) {
 		char shown[256];
 		hermes_result_fail(result, HERMES_E_NOT_FOUND,
@@ -233,7 +242,7 @@ static bool start(const hermes_call_t *call, const hermes_proc_start_args_t *arg
 		                       -1, -1, -1, (int)call->config->sandbox, ws->root_fd, args->tty};
 		hermes_started_opts_t opts = {cmdline, args->tty, args->tty_columns, args->tty_rows,
 		                              args->has_timeout_seconds ? args->timeout_seconds : 0};
-		rc = hermes_started_start(call->state, &spec, &opts, p);
+		rc = hermes_started_start(started_table(call), &spec, &opts, p);
 	}
 	free(extra);
 	free(argv);
@@ -258,7 +267,7 @@ void hermes_verb_proc_start(const hermes_call_t *call, const void *args_, void *
 {
 	const hermes_proc_start_args_t *args = args_;
 	hermes_proc_start_result_t *result = result_;
-	if (call->config->max_processes == HERMES_NO_STARTED_PROGRAMS || !call->state) {
+	if (call->config->max_processes == HERMES_NO_STARTED_PROGRAMS || !started_table(call)) {
 		hermes_result_fail(result, HERMES_E_NOT_ALLOWED,
 		                   "proc.start is not available here: hermes exec runs one batch and exits, "
 		                   "and a started program would end with it; use proc.run, or a Hermes "
@@ -409,7 +418,7 @@ void hermes_verb_proc_list(const hermes_call_t *call, const void *args_, void *r
 	hermes_proc_list_result_t *result = result_;
 	hermes_started_info_t *info = NULL;
 	size_t n = 0;
-	if (call->state && hermes_started_list(call->state, &info, &n) != 0) {
+	if (started_table(call) && hermes_started_list(started_table(call), &info, &n) != 0) {
 		hermes_result_fail(result, HERMES_E_INTERNAL, "cannot list the started programs: out of memory");
 		return;
 	}
