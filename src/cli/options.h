@@ -33,6 +33,7 @@ enum {
 	HERMES_OPT_PROC_ENV,
 	HERMES_OPT_RUNS_MAX_BYTES,
 	HERMES_OPT_MAX_PROCESSES,
+	HERMES_OPT_LSP_SERVER,
 	HERMES_OPT_COMMAND = 0x200 /* a command's own long-only options start here */
 };
 #define HERMES_EXECUTOR_LONGOPTS \
@@ -45,7 +46,8 @@ enum {
 	{"sandbox", required_argument, NULL, HERMES_OPT_SANDBOX}, \
 	{"proc-env", required_argument, NULL, HERMES_OPT_PROC_ENV}, \
 	{"runs-max-bytes", required_argument, NULL, HERMES_OPT_RUNS_MAX_BYTES}, \
-	{"max-processes", required_argument, NULL, HERMES_OPT_MAX_PROCESSES}
+	{"max-processes", required_argument, NULL, HERMES_OPT_MAX_PROCESSES}, \
+	{"lsp-server", required_argument, NULL, HERMES_OPT_LSP_SERVER}
 /* What an agent may do (also taken by hermes verbs, which marks what they turn off). */
 #define HERMES_POLICY_LONGOPTS \
 	{"read-only", no_argument, NULL, HERMES_OPT_READ_ONLY}, \
