@@ -30,6 +30,7 @@ SERVER_PY_TESTS = \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
 	tests/proc_start.py \
+	tests/code_lsp.py \
 	tests/mcp_modern.py \
 	tests/mcp_http.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs

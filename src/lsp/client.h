@@ -86,7 +86,7 @@ void hermes_lsp_dead_error(hermes_lsp_client_t *c, hermes_error_t *err);
 /* The monotonic clock in ms. */
 int64_t hermes_lsp_now_ms(void);
 
-/* True while the server runs and answers. */
+/* True while the server runs and answers (false as soon as it has closed its output). */
 bool hermes_lsp_client_alive(hermes_lsp_client_t *c);
 
 /* The JSON text of the server's capabilities (from initialize); lives as long as the client. */

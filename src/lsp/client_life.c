@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,6 +223,11 @@ bool hermes_lsp_client_alive(hermes_lsp_client_t *c)
 	pthread_mutex_lock(&c->lock);
 	bool alive = c->started && !c->dead;
 	pthread_mutex_unlock(&c->lock);
+	/* A server that just died has closed its output before the reader has seen it: the next
+	 * call must not be sent to it. */
+	struct pollfd pfd = {c->out_r, POLLIN, 0};
+	if (alive && poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)))
+		alive = false;
 	return alive;
 }
 

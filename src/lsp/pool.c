@@ -56,6 +56,7 @@ typedef struct server {
 	slot_t *active;            /* the current client, or NULL */
 	int64_t restarts;
 	int64_t last_used_ms;
+	char last_error[256];      /* why its previous client ended, kept across a restart */
 } server_t;
 
 struct hermes_lsp_pool {
@@ -333,6 +334,12 @@ int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const char *language,
 		rc = -1;
 	} else {
 		if (s->active && !hermes_lsp_client_alive(s->active->client)) {
+			hermes_lsp_info_t *info = malloc(sizeof *info);
+			if (info) {
+				hermes_lsp_client_info(s->active->client, info);
+				snprintf(s->last_error, sizeof s->last_error, "%s", info->last_error);
+				free(info);
+			}
 			drop_active(pool, s); /* it crashed: the next call starts it again */
 			s->restarts++;
 		}
@@ -408,6 +415,8 @@ int hermes_lsp_pool_list(hermes_lsp_pool_t *pool, hermes_lsp_server_info_t **out
 			e->started = true;
 			hermes_lsp_client_info(s->active->client, &e->info);
 		}
+		if (!e->info.last_error[0])
+			snprintf(e->info.last_error, sizeof e->info.last_error, "%s", s->last_error);
 	}
 	*count = pool->nservers;
 	*out = list;

@@ -53,6 +53,8 @@ void hermes_verb_code_servers(const hermes_call_t *call, const void *args_, void
 		s->install = strdup(e->install);
 		s->state = strdup(!e->started ? "stopped" : e->info.running ? "running" : "ended");
 		s->restarts = e->restarts;
+		if (e->info.last_error[0])
+			s->last_error = strdup(e->info.last_error);
 		if (e->started) {
 			s->root = strdup(ws->root);
 			s->has_pid = true;
@@ -62,8 +64,6 @@ void hermes_verb_code_servers(const hermes_call_t *call, const void *args_, void
 				s->server_name = strdup(e->info.name);
 			if (e->info.version[0])
 				s->version = strdup(e->info.version);
-			if (e->info.last_error[0])
-				s->last_error = strdup(e->info.last_error);
 			if (e->info.stderr_tail[0])
 				s->stderr_tail = hermes_text_lossy(e->info.stderr_tail);
 		}
