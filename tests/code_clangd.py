@@ -1,0 +1,251 @@
+# tests/code_clangd.py: the code.* verbs with the real clangd (Debian's) on Hermes' own tree, in a
+# copy with a compile_commands.json made from the build's flags. Each answer is checked against
+# what clangd answers when this test drives it directly with its own small LSP client. Also: 64
+# concurrent code.references, an outline, diagnostics with columns in characters of a line holding
+# multi-byte characters. Skipped (77), saying so, where clangd is not installed.
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from server_lib import Server, check, expect_result, run_tests
+
+CLANGD = shutil.which("clangd")
+TOP_SRCDIR = os.environ.get("top_srcdir", "..")
+TOP_BUILDDIR = os.environ.get("top_builddir", ".")
+WS = None
+
+
+def make_workspace():
+    """A copy of src/ and include/ with the generated headers, and its compilation database."""
+    ws = os.path.realpath(tempfile.mkdtemp(prefix="hermes-clangd-test."))
+    for d in ("src", "include"):
+        shutil.copytree(os.path.join(TOP_SRCDIR, d), os.path.join(ws, d),
+                        ignore=shutil.ignore_patterns("*.o", "*.lo", ".deps", ".libs"))
+    os.makedirs(os.path.join(ws, "build/include/hermes"))
+    os.makedirs(os.path.join(ws, "build/src/verbs"))
+    for rel in ("config.h", "include/hermes/types.h", "src/verbs/gen_handlers.h"):
+        shutil.copy(os.path.join(TOP_BUILDDIR, rel), os.path.join(ws, "build", rel))
+    cmds = []
+    for dirpath, _, files in os.walk(os.path.join(ws, "src")):
+        for f in sorted(files):
+            if f.endswith(".c"):
+                rel = os.path.relpath(os.path.join(dirpath, f), ws)
+                cmds.append({"directory": ws, "file": rel, "arguments": [
+                    "cc", "-DHAVE_CONFIG_H", "-Ibuild", "-I.", "-Ibuild/include", "-Iinclude",
+                    "-Ibuild/src", "-Isrc", "-c", rel]})
+    with open(os.path.join(ws, "compile_commands.json"), "w") as out:
+        json.dump(cmds, out)
+    return ws
+
+
+class Direct:
+    """clangd driven straight, as an editor would: the answers Hermes' must equal."""
+
+    def __init__(self, root):
+        self.root = root
+        self.p = subprocess.Popen([CLANGD], cwd=root, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+        self.active = 0
+        self.seen = False
+        self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
+                                    "capabilities": {"window": {"workDoneProgress": True}}})
+        self.notify("initialized", {})
+
+    def send(self, msg):
+        body = json.dumps(msg).encode()
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+
+    def read(self):
+        length = None
+        while True:
+            line = self.p.stdout.readline()
+            check(line, "clangd ended")
+            if line == b"\r\n":
+                break
+            k, v = line.decode().split(":", 1)
+            if k.lower() == "content-length":
+                length = int(v)
+        msg = json.loads(self.p.stdout.read(length))
+        if "method" in msg and "id" in msg:
+            self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+        elif msg.get("method") == "$/progress":
+            kind = msg["params"]["value"].get("kind")
+            self.active += kind == "begin"
+            self.active -= kind == "end"
+            self.seen = True
+        return msg
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            msg = self.read()
+            if msg.get("id") == self.next_id and "method" not in msg:
+                return msg["result"]
+
+    def open(self, rel):
+        text = open(os.path.join(self.root, rel), encoding="utf-8").read()
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": "file://" + os.path.join(self.root, rel), "languageId": "c", "version": 1,
+            "text": text}})
+
+    def settle(self):
+        """Waits for the background index to be built (its progress to end)."""
+        deadline = time.monotonic() + 120
+        self.request("textDocument/documentSymbol", {"textDocument": {
+            "uri": "file://" + os.path.join(self.root, "src/verbs/fs_read.c")}})
+        while (self.active or not self.seen) and time.monotonic() < deadline:
+            self.read()
+
+    def close(self):
+        self.p.kill()
+        self.p.wait()
+
+    def at(self, method, rel, line, col, extra=None):
+        params = {"textDocument": {"uri": "file://" + os.path.join(self.root, rel)},
+                  "position": {"line": line - 1, "character": col - 1}}
+        params.update(extra or {})
+        return self.request(method, params)
+
+
+def loc(l):
+    """An LSP location of an ASCII file as Hermes gives it."""
+    path = l["uri"][len("file://"):]
+    rel = os.path.relpath(path, WS) if path.startswith(WS + "/") else path
+    r = l["range"]
+    return (rel, r["start"]["line"] + 1, r["start"]["character"] + 1, r["end"]["line"] + 1,
+            r["end"]["character"] + 1)
+
+
+def hloc(l):
+    return (l["path"], l["line"], l["column"], l["endLine"], l["endColumn"])
+
+
+def position(rel, text):
+    """1-based line and column of the first occurrence of text in the file."""
+    for n, line in enumerate(open(os.path.join(WS, rel), encoding="utf-8"), 1):
+        if text in line:
+            return n, line.index(text) + 1
+    raise AssertionError("%s not in %s" % (text, rel))
+
+
+def ok(r):
+    check(r.get("succeeded") is True, r)
+    return r
+
+
+def hermes():
+    return Server(cwd=WS)
+
+
+def call(s, verb, params, timeout=180.0):
+    return ok(expect_result(s.call(verb, params, timeout=timeout)))
+
+
+DIRECT = {}
+
+
+def direct_answers():
+    """definition and references of hermes_verbs_open_regular at a call in fs_read.c."""
+    if not DIRECT:
+        d = Direct(WS)
+        try:
+            d.open("src/verbs/fs_read.c")
+            d.settle()
+            line, col = position("src/verbs/fs_read.c", "hermes_verbs_open_regular(call, args")
+            DIRECT["at"] = (line, col)
+            DIRECT["definition"] = sorted(loc(l) for l in d.at("textDocument/definition",
+                                                               "src/verbs/fs_read.c", line, col))
+            DIRECT["references"] = sorted(loc(l) for l in d.at(
+                "textDocument/references", "src/verbs/fs_read.c", line, col,
+                {"context": {"includeDeclaration": True}}))
+        finally:
+            d.close()
+    return DIRECT
+
+
+def test_definition_and_references_equal_clangds():
+    want = direct_answers()
+    line, col = want["at"]
+    with hermes() as s:
+        r = call(s, "code.references", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
+        got = sorted(hloc(x) for x in r["references"])
+        check(got == want["references"], (got, want["references"]))
+        check(len(got) >= 5 and r["truncated"] is False, r)
+        for x in r["references"]:
+            text = open(os.path.join(WS, x["path"])).read().split("\n")[x["line"] - 1]
+            check(x["text"] == text, x)
+            if x["path"] == "src/verbs/fs_read.c" and x["line"] == line:
+                check(x["symbol"] == "hermes_verb_fs_read_file", x)
+        r = call(s, "code.definition", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
+        got = sorted(hloc(x) for x in r["definitions"])
+        check(got == want["definition"], (got, want["definition"]))
+        # By name path, from the workspace index: the definition, not the declaration.
+        r = call(s, "code.definition", {"namePath": "hermes_verbs_open_regular", "language": "c"})
+        check([hloc(x) for x in r["definitions"]] == want["definition"], r)
+        r = call(s, "code.references", {"namePath": "hermes_verbs_open_regular", "language": "c",
+                                        "maxResults": 2})
+        check(len(r["references"]) == 2 and r["truncated"] is True, r)
+
+
+def test_64_concurrent_references():
+    want = direct_answers()
+    line, col = want["at"]
+    with hermes() as s:
+        call(s, "code.references", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
+        ids = [s.request("code.references", {"path": "src/verbs/fs_read.c", "line": line,
+                                             "column": col}) for _ in range(64)]
+        for i in ids:
+            r = ok(expect_result(s.reply_to(i, timeout=120)))
+            check(sorted(hloc(x) for x in r["references"]) == want["references"], r)
+
+
+def test_outline_and_workspace_symbols():
+    with hermes() as s:
+        r = call(s, "code.symbols", {"path": "src/lsp/uri.c", "includeBody": True})
+        names = [x["namePath"] for x in r["symbols"]]
+        check(names == ["hermes_lsp_uri_append", "hexval", "hermes_lsp_uri_path", "seq_len",
+                        "hermes_lsp_u16_to_chars", "hermes_lsp_chars_to_u16"], names)
+        f = r["symbols"][1]
+        check(f["kind"] == "function" and f["body"].startswith("static int hexval(char c)\n{"), f)
+        check((f["line"], f["column"]) == position("src/lsp/uri.c", "hexval(char c)"), f)
+        r = call(s, "code.symbols", {"query": "hermes_ws_open", "language": "c", "substring": True,
+                                     "kinds": ["function"]})
+        names = sorted(x["name"] for x in r["symbols"])
+        check("hermes_ws_open" in names and "hermes_ws_open_path" in names, names)
+        check(all("hermes_ws_open" in n for n in names), names)
+        r = call(s, "code.hover", {"namePath": "hermes_lsp_uri_path", "path": "src/lsp/uri.c"})
+        check("file URI" in r["text"], r)
+
+
+def test_diagnostics_columns_are_characters():
+    line = 'const char *s = "é€😀"; int x = undefined_name;\n'
+    with open(os.path.join(WS, "src/broken.c"), "w", encoding="utf-8") as f:
+        f.write("void f(void)\n{\n" + line + "}\n")
+    with hermes() as s:
+        r = call(s, "code.diagnostics", {"path": "src/broken.c"})
+        check(r["settled"] is True, r)
+        errs = [d for d in r["diagnostics"] if "undefined_name" in d["message"]]
+        check(errs and errs[0]["severity"] == "error", r)
+        check((errs[0]["line"], errs[0]["column"]) == (3, line.index("undefined_name") + 1), errs)
+        check(errs[0]["endColumn"] - errs[0]["column"] == len("undefined_name"), errs)
+
+
+if __name__ == "__main__":
+    if not CLANGD:
+        print("SKIP: clangd is not installed (apt-get install clangd)")
+        sys.exit(77)
+    WS = make_workspace()
+    try:
+        run_tests(globals(), per_test_timeout=300)
+    finally:
+        shutil.rmtree(WS, ignore_errors=True)
