@@ -303,8 +303,7 @@ bool hermes_lsp_wait_settled(hermes_lsp_client_t *c, int timeout_ms, const herme
 	return settled;
 }
 
-/* Handles one message body; false if it is not a JSON-RPC message (the server is then dropped). */
-static bool handle_message(hermes_lsp_client_t *c, const char *body, size_t len)
+bool hermes_lsp_handle_message(hermes_lsp_client_t *c, const char *body, size_t len)
 {
 	hermes_json_doc_t *doc;
 	size_t end;
@@ -430,7 +429,7 @@ static void read_loop(hermes_lsp_client_t *c)
 				why = bad;
 				break;
 			}
-			if (!handle_message(c, in.data + consumed + body, body_len)) {
+			if (!hermes_lsp_handle_message(c, in.data + consumed + body, body_len)) {
 				why = "it sent a message that is not JSON-RPC";
 				break;
 			}

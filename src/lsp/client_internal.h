@@ -64,6 +64,14 @@ int hermes_lsp_send(hermes_lsp_client_t *c, const char *body, size_t len, hermes
 /* The reader thread's entry and the pipe maker (client.c). */
 void *hermes_lsp_reader_main(void *arg);
 int hermes_lsp_make_pipe(int *ours, int *theirs, bool ours_is_write);
+/* Handles one message body as the reader does: a response goes to its pending request, a
+ * request of the server is answered, a notification is kept. False if it is not a JSON-RPC
+ * message (the reader then drops the server). */
+bool hermes_lsp_handle_message(hermes_lsp_client_t *c, const char *body, size_t len);
+/* A client with no server (its answers go nowhere), freed with hermes_lsp_client_free: for the
+ * fuzzer, which feeds it messages. NULL if out of memory. */
+hermes_lsp_client_t *hermes_lsp_client_detached(void);
+
 /* Called by the reader for textDocument/publishDiagnostics (documents.c). */
 void hermes_lsp_docs_published(hermes_lsp_client_t *c, const char *body,
                                const hermes_json_t *params);

@@ -91,6 +91,16 @@ static int initialize(hermes_lsp_client_t *c, const char *root_path, int timeout
 	return hermes_lsp_notify(c, "initialized", "{}", err);
 }
 
+hermes_lsp_client_t *hermes_lsp_client_detached(void)
+{
+	static char *const argv[] = {(char *)"detached", NULL};
+	hermes_spawn_t spec = {-1, NULL, argv, NULL, -1, -1, -1, -1, 0, -1, false};
+	hermes_lsp_client_t *c = client_new(&spec);
+	if (c)
+		c->started = true; /* and never dead: messages are handled, answers fail to be sent */
+	return c;
+}
+
 int hermes_lsp_client_start(const hermes_spawn_t *spec, const char *root_path, int timeout_ms,
                             const hermes_cancel_t *cancel, hermes_lsp_client_t **out,
                             hermes_error_t *err)

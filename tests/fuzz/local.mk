@@ -4,7 +4,7 @@
 # libFuzzer instead: `make fuzzers`, then tests/fuzz/run.sh. See tests/fuzz/README.md.
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
-	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http
+	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_lsp
 fuzz_cflags = $(AM_CFLAGS) -I$(top_srcdir)/tests
 fuzz_core_libs = libhermes_core.la
 
@@ -45,6 +45,10 @@ tests_fuzz_fuzz_path_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 tests_fuzz_fuzz_edits_SOURCES = tests/fuzz/fuzz_edits.c tests/fuzz/fuzz.h tests/fuzz/workdir.c
 tests_fuzz_fuzz_edits_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/edits"'
 tests_fuzz_fuzz_edits_LDADD = libhermes_verbs.la $(fuzz_core_libs)
+# what a language server sends the code.* verbs' client: framing, messages, URIs, positions
+tests_fuzz_fuzz_lsp_SOURCES = tests/fuzz/fuzz_lsp.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_lsp_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/lsp"'
+tests_fuzz_fuzz_lsp_LDADD = libhermes_lsp.la libhermes_proc.la libhermes_fs.la $(fuzz_core_libs)
 
 if FUZZING
 noinst_PROGRAMS += $(FUZZ_TARGETS)
@@ -58,6 +62,7 @@ tests_fuzz_fuzz_session_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_path_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_edits_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_http_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_lsp_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -73,6 +78,7 @@ tests_fuzz_fuzz_session_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_path_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_edits_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_http_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_lsp_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1
