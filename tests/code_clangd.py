@@ -6,11 +6,10 @@
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 
+from lsp_direct import Direct
 from server_lib import Server, check, expect_result, run_tests
 
 CLANGD = shutil.which("clangd")
@@ -40,81 +39,6 @@ def make_workspace():
     with open(os.path.join(ws, "compile_commands.json"), "w") as out:
         json.dump(cmds, out)
     return ws
-
-
-class Direct:
-    """clangd driven straight, as an editor would: the answers Hermes' must equal."""
-
-    def __init__(self, root):
-        self.root = root
-        self.p = subprocess.Popen([CLANGD], cwd=root, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.next_id = 0
-        self.active = 0
-        self.seen = False
-        self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
-                                    "capabilities": {"window": {"workDoneProgress": True}}})
-        self.notify("initialized", {})
-
-    def send(self, msg):
-        body = json.dumps(msg).encode()
-        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        self.p.stdin.flush()
-
-    def read(self):
-        length = None
-        while True:
-            line = self.p.stdout.readline()
-            check(line, "clangd ended")
-            if line == b"\r\n":
-                break
-            k, v = line.decode().split(":", 1)
-            if k.lower() == "content-length":
-                length = int(v)
-        msg = json.loads(self.p.stdout.read(length))
-        if "method" in msg and "id" in msg:
-            self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
-        elif msg.get("method") == "$/progress":
-            kind = msg["params"]["value"].get("kind")
-            self.active += kind == "begin"
-            self.active -= kind == "end"
-            self.seen = True
-        return msg
-
-    def notify(self, method, params):
-        self.send({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def request(self, method, params):
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            msg = self.read()
-            if msg.get("id") == self.next_id and "method" not in msg:
-                return msg["result"]
-
-    def open(self, rel):
-        text = open(os.path.join(self.root, rel), encoding="utf-8").read()
-        self.notify("textDocument/didOpen", {"textDocument": {
-            "uri": "file://" + os.path.join(self.root, rel), "languageId": "c", "version": 1,
-            "text": text}})
-
-    def settle(self):
-        """Waits for the background index to be built (its progress to end)."""
-        deadline = time.monotonic() + 120
-        self.request("textDocument/documentSymbol", {"textDocument": {
-            "uri": "file://" + os.path.join(self.root, "src/verbs/fs_read.c")}})
-        while (self.active or not self.seen) and time.monotonic() < deadline:
-            self.read()
-
-    def close(self):
-        self.p.kill()
-        self.p.wait()
-
-    def at(self, method, rel, line, col, extra=None):
-        params = {"textDocument": {"uri": "file://" + os.path.join(self.root, rel)},
-                  "position": {"line": line - 1, "character": col - 1}}
-        params.update(extra or {})
-        return self.request(method, params)
 
 
 def loc(l):
@@ -157,10 +81,10 @@ DIRECT = {}
 def direct_answers():
     """definition and references of hermes_verbs_open_regular at a call in fs_read.c."""
     if not DIRECT:
-        d = Direct(WS)
+        d = Direct([CLANGD], WS, "c")
         try:
             d.open("src/verbs/fs_read.c")
-            d.settle()
+            d.settle("src/verbs/fs_read.c")
             line, col = position("src/verbs/fs_read.c", "hermes_verbs_open_regular(call, args")
             DIRECT["at"] = (line, col)
             DIRECT["definition"] = sorted(loc(l) for l in d.at("textDocument/definition",
