@@ -29,6 +29,7 @@ SERVER_PY_TESTS = \
 	tests/server_backpressure.py \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
+	tests/edit_races.py \
 	tests/proc_start.py \
 	tests/code_lsp.py \
 	tests/code_clangd.py \

@@ -15,6 +15,12 @@ tests_check_verbs_write_CFLAGS = $(tests_check_cflags) -pthread
 tests_check_verbs_write_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_verbs_write
 
+check_PROGRAMS += tests/check_fs_commit
+tests_check_fs_commit_SOURCES = tests/check_fs_commit.c $(verbs_check_sources)
+tests_check_fs_commit_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_fs_commit_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_fs_commit
+
 check_PROGRAMS += tests/check_verbs_tree
 tests_check_verbs_tree_SOURCES = tests/check_verbs_tree.c $(verbs_check_sources)
 tests_check_verbs_tree_CFLAGS = $(tests_check_cflags)

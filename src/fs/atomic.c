@@ -97,10 +97,46 @@ static int link_unnamed(hermes_atomic_t *a, const char *to)
 	return linkat(AT_FDCWD, proc, a->dirfd, to, AT_SYMLINK_FOLLOW) == 0 ? 0 : -errno;
 }
 
+/* Puts the new file in place only over the file a->expect describes, unchanged. The files are
+ * exchanged first and what came out is checked afterwards, so that a writer that takes no lock
+ * cannot slip a change in between the check and the rename: if what came out is not the file
+ * that was read, it goes back (HERMES_WS_ECHANGED, the new file at a->tmpname). Where the file
+ * system cannot exchange, the check comes just before a plain rename. 0 or an error code. */
+static int exchange_checked(hermes_atomic_t *a, ino_t ours)
+{
+	int section = hermes_dir_section_enter(a->dirfd);
+	int rc;
+	if (renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_EXCHANGE) == 0) {
+		if (hermes_file_unchanged(a->dirfd, a->tmpname, a->expect)) {
+			rc = unlinkat(a->dirfd, a->tmpname, 0) < 0 && errno != ENOENT ? -errno : 0;
+		} else {
+			renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_EXCHANGE); /* theirs back */
+			/* If another write replaced ours at the name meanwhile, what came back out is
+			 * that newer file: it goes back in, and the older one is removed as the temporary. */
+			struct stat out;
+			if (fstatat(a->dirfd, a->tmpname, &out, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    out.st_ino != ours)
+				renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_EXCHANGE);
+			rc = HERMES_WS_ECHANGED;
+		}
+	} else if (errno == ENOENT) {
+		rc = HERMES_WS_ECHANGED; /* removed meanwhile */
+	} else if (errno != EINVAL && errno != ENOSYS) {
+		rc = -errno;
+	} else if (!hermes_file_unchanged(a->dirfd, a->name, a->expect)) {
+		rc = HERMES_WS_ECHANGED;
+	} else {
+		rc = renameat(a->dirfd, a->tmpname, a->dirfd, a->name) < 0 ? -errno : 0;
+	}
+	hermes_dir_section_leave(section);
+	return rc;
+}
+
 int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
 {
 	int rc = 0;
-	if (fsync(a->fd) < 0) {
+	struct stat ours;
+	if (fsync(a->fd) < 0 || fstat(a->fd, &ours) < 0) {
 		rc = -errno;
 		hermes_atomic_abort(a);
 		return rc;
@@ -133,8 +169,8 @@ int hermes_atomic_commit(hermes_atomic_t *a, bool replace)
 		if (replace) {
 			/* The last look before the rename: a writer that does not lock may have changed
 			 * the file since it was read (filelock.h). */
-			if (a->expect && !hermes_file_unchanged(a->dirfd, a->name, a->expect))
-				rc = HERMES_WS_ECHANGED;
+			if (a->expect)
+				rc = exchange_checked(a, ours.st_ino);
 			else if (renameat(a->dirfd, a->tmpname, a->dirfd, a->name) < 0)
 				rc = -errno;
 		} else if (renameat2(a->dirfd, a->tmpname, a->dirfd, a->name, RENAME_NOREPLACE) < 0) {

@@ -34,8 +34,9 @@ int hermes_atomic_begin(hermes_atomic_t *a, int dirfd, const char *name, const s
 int hermes_atomic_write(hermes_atomic_t *a, const void *buf, size_t len);
 
 /* Makes the new content durable and puts it in place: replace = true renames it over any existing
- * file (if a->expect is set, only over that file unchanged: else HERMES_WS_ECHANGED); replace = false fails with -EEXIST if name exists (no window in which it could be
- * replaced). The directory is fsync'd. On failure the temporary file is removed. 0 or -errno. */
+ * file (if a->expect is set, only over that file unchanged, checked after an exchange so that no
+ * other write slips in between: else HERMES_WS_ECHANGED); replace = false fails with -EEXIST if
+ * name exists (no window in which it could be replaced). The directory is fsync'd. On failure the temporary file is removed. 0 or -errno. */
 int hermes_atomic_commit(hermes_atomic_t *a, bool replace);
 
 /* Removes the temporary file (after a failure). Safe to call after commit. */

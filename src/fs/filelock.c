@@ -28,9 +28,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Takes the exclusive lock of fd, polling (so that a cancel is seen, and a writer that never lets
- * go cannot hold a worker forever): a short nap first, longer ones while it stays taken. */
-static int lock_fd(int fd, const hermes_cancel_t *cancel)
+/* Polling (so that a cancel is seen, and a writer that never lets go cannot hold a worker
+ * forever): a short nap first, longer ones while it stays taken. */
+int hermes_file_lock_fd(int fd, const hermes_cancel_t *cancel)
 {
 	int64_t deadline = -1;
 	long wait_us = 50;
@@ -72,7 +72,7 @@ int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel,
 			*fd = f;
 			return 0;
 		}
-		int rc = lock_fd(f, cancel);
+		int rc = hermes_file_lock_fd(f, cancel);
 		if (rc) {
 			close(f);
 			return rc;
@@ -86,6 +86,26 @@ int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel,
 		close(f); /* replaced (or removed) while we waited: lock what is there now */
 	}
 	return HERMES_WS_ELOCKED;
+}
+
+int hermes_dir_section_enter(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+void hermes_dir_section_leave(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 bool hermes_file_unchanged(int dirfd, const char *name, const struct stat *st)

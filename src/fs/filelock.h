@@ -9,10 +9,10 @@
  * name is looked up again, and if it now names another inode the lock is dropped and taken on
  * that one. So a writer always reads the version the previous writer put in place.
  *
- * A program that writes without the lock (an editor) is caught by the check just before the
- * rename: if the name no longer names the inode that was read, with the same size and
- * modification time, the write is not committed (HERMES_WS_ECHANGED) and the verb starts over. The
- * only window left is between that check and the rename, a few microseconds. */
+ * A program that writes without the lock (an editor) is caught after the exchange that puts the
+ * new version in place (atomic.h): if what came out is not the inode that was read, with the same
+ * size and modification time, it is exchanged back, nothing is committed (HERMES_WS_ECHANGED) and
+ * the verb starts over. fs.deleteFile and fs.moveFile take the lock too. */
 #ifndef HERMES_FS_FILELOCK_H
 #define HERMES_FS_FILELOCK_H
 
@@ -34,6 +34,19 @@
  * HERMES_WS_ELOCKED, or HERMES_WS_ECANCELLED (cancel, which may be NULL, was requested). */
 int hermes_file_lock(int dirfd, const char *name, const hermes_cancel_t *cancel, int *fd,
                      struct stat *st);
+
+/* Takes the exclusive flock of fd (any open file: a file or a directory) as hermes_file_lock()
+ * does, without looking at names. 0, -errno, HERMES_WS_ELOCKED or HERMES_WS_ECANCELLED. */
+int hermes_file_lock_fd(int fd, const hermes_cancel_t *cancel);
+
+/* The few microseconds in which a writer exchanges its new file with the one at a name and checks
+ * what came out (atomic.c, commit.c) are serialised per directory by a flock of the directory:
+ * two Hermes writers that locked different inodes of one name (a writer that takes no lock
+ * replaced the file between their locks) then cannot interleave their exchanges and swaps back.
+ * Nothing else locks a directory. Returns the descriptor to pass to hermes_dir_section_leave(),
+ * or -1 if the directory cannot be locked (the section then runs unserialised). */
+int hermes_dir_section_enter(int dirfd);
+void hermes_dir_section_leave(int fd);
 
 /* Does name in dirfd still name the file st described, unchanged (inode, size, modification
  * time)? */

@@ -1,6 +1,7 @@
 # src/fs: the file-system mechanisms the verb handlers stand on, with no idea of verbs or
 # envelopes: confinement to the workspace (workspace.h), atomic writes (atomic.h), one writer at
-# a time per file and version tokens (filelock.h), the sweep of what a killed Hermes leaves
+# a time per file and version tokens (filelock.h), change sets over several files committed all
+# or nothing (commit.h, with its journal journal.h), the sweep of what a killed Hermes leaves
 # (sweep.h), line scanning (lines.h) and remembered line counts (linecount.h), unified diffs
 # (diff.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
 # (walk.h), sorted directory names (dirnames.h) and PCRE2 loaded on first use (pcre2_lib.h).
@@ -10,6 +11,7 @@ libhermes_fs_la_SOURCES = \
 	src/fs/workspace.c src/fs/workspace.h src/fs/workspace_errors.c \
 	src/fs/atomic.c src/fs/atomic.h \
 	src/fs/filelock.c src/fs/filelock.h \
+	src/fs/commit.c src/fs/commit.h src/fs/journal.c src/fs/journal.h \
 	src/fs/sweep.c src/fs/sweep.h \
 	src/fs/lines.c src/fs/lines.h \
 	src/fs/linecount.c src/fs/linecount.h \

@@ -1,7 +1,8 @@
 /* verbs/builtin_executor.c: hermes_executor_new() (public, hermes.h): an executor confined to a
  * workspace root, with the handler of every verb of the table registered (gen_registry.c), and
  * its state (verbs/state.h): the table of started programs (proc/started.h) and the pool of
- * language servers (lsp/pool.h), which it stops when it is freed. */
+ * language servers (lsp/pool.h), which it stops when it is freed. Creating one first undoes any
+ * change set a killed Hermes left unfinished (fs/commit.h). */
 #include <config.h>
 
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "core/executor.h"
 #include "core/verb.h"
 #include "verbs/gen_handlers.h"
+#include "fs/commit.h"
 #include "fs/workspace.h"
 #include "proc/started.h"
 #include "verbs/state.h"
@@ -33,6 +35,11 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 	hermes_ws_t *ws;
 	if (hermes_ws_open(config->root, &ws, err) < 0)
 		return -1;
+	/* A change set a killed Hermes left half-done is undone before anything is answered. */
+	if (hermes_commit_recover(ws, err) < 0) {
+		hermes_ws_free(ws);
+		return -1;
+	}
 	hermes_executor_t *ex = hermes_executor_create(config, ws->root, ws, hermes_ws_free);
 	if (!ex) {
 		hermes_ws_free(ws);

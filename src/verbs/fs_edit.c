@@ -207,6 +207,8 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 	const hermes_fs_edit_file_args_t *args = args_;
 	hermes_fs_edit_file_result_t *result = result_;
 	char shown[256];
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	if (args->edits_count == 0) {
 		hermes_result_fail(result, HERMES_E_INVALID_ARGUMENT, "cannot edit '%s': edits is empty",
 		                   hermes_ws_shown(args->path, shown, sizeof shown));

@@ -1,7 +1,10 @@
 /* verbs/fs_tree.c: the verbs that change the tree: fs.deleteFile, fs.moveFile, fs.copyFile,
  * fs.createDirectory and fs.deleteDirectory. Each acts with *at() calls on a final name inside a
  * parent directory opened beneath the root, never on a path string checked beforehand; nothing is
- * ever replaced (RENAME_NOREPLACE, or a link that fails if the name exists). */
+ * ever replaced (RENAME_NOREPLACE, or a link that fails if the name exists). fs.deleteFile and
+ * fs.moveFile of a regular file hold its writer lock (fs/filelock.h) while they remove or rename
+ * it, so an edit racing them either lands before (and is deleted or moved with the file) or finds
+ * the file gone: it can neither bring the old name back nor report text that is gone. */
 #include <config.h>
 
 #include <dirent.h>
@@ -13,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs/atomic.h"
+#include "fs/filelock.h"
 #include "verbs/handlers.h"
 #include "fs/workspace.h"
 
@@ -43,6 +47,24 @@ static void fail_two(void *result, int rc, const char *verb, const char *src, co
 	                   hermes_ws_strerror(rc, why, sizeof why));
 }
 
+/* Takes the writer lock of the regular file name in dirfd (st: what was located there) before it
+ * is removed or renamed: *fd is the lock (-1 if name is not a regular file: nothing to lock).
+ * 0 or an error code (-ENOENT: removed meanwhile). */
+static int lock_victim(const hermes_call_t *call, int dirfd, const char *name,
+                       const struct stat *st, int *fd)
+{
+	*fd = -1;
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	struct stat now;
+	int rc = hermes_file_lock(dirfd, name, call->cancel, fd, &now);
+	if (rc == 0 && !S_ISREG(now.st_mode)) {
+		close(*fd);
+		*fd = -1; /* replaced by something else meanwhile: acted on as it is now */
+	}
+	return rc;
+}
+
 /* ---- fs.deleteFile ------------------------------------------------------------------------ */
 
 void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, void *result_)
@@ -51,6 +73,8 @@ void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, vo
 	void *result = result_;
 	const char *action = "delete";
 	hermes_ws_loc_t loc;
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	int rc = hermes_ws_locate(call->host, args->path, 0, &loc);
 	if (rc) {
 		hermes_ws_fail(result, rc, action, args->path);
@@ -63,8 +87,15 @@ void hermes_verb_fs_delete_file(const hermes_call_t *call, const void *args_, vo
 		hermes_ws_fail(result, -ENOENT, action, args->path);
 	} else if (loc.trailing_slash) {
 		hermes_ws_fail(result, -ENOTDIR, action, args->path);
-	} else if (unlinkat(loc.dirfd, loc.name, 0) < 0) {
-		hermes_ws_fail(result, -errno, action, args->path);
+	} else {
+		int fd;
+		rc = lock_victim(call, loc.dirfd, loc.name, &loc.st, &fd);
+		if (rc == 0 && unlinkat(loc.dirfd, loc.name, 0) < 0)
+			rc = -errno;
+		if (rc)
+			hermes_ws_fail(result, rc, action, args->path);
+		if (fd >= 0)
+			close(fd); /* after the unlink: a waiting edit then finds the name gone */
 	}
 	hermes_ws_loc_close(&loc);
 }
@@ -124,6 +155,8 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 	const hermes_fs_move_file_args_t *args = args_;
 	void *result = result_;
 	hermes_ws_loc_t src, dst;
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	int rc = hermes_ws_locate(call->host, args->source_path, 0, &src);
 	if (rc) {
 		hermes_ws_fail(result, rc, "move", args->source_path);
@@ -142,6 +175,14 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 	}
 	if (locate_destination(call, "move", args->source_path, args->destination_path, result, &dst) < 0) {
 		hermes_ws_loc_close(&src);
+		return;
+	}
+	int lockfd;
+	rc = lock_victim(call, src.dirfd, src.name, &src.st, &lockfd);
+	if (rc) {
+		hermes_ws_fail(result, rc, "move", args->source_path);
+		hermes_ws_loc_close(&src);
+		hermes_ws_loc_close(&dst);
 		return;
 	}
 	rc = renameat2(src.dirfd, src.name, dst.dirfd, dst.name, RENAME_NOREPLACE) < 0 ? -errno : 0;
@@ -186,6 +227,8 @@ void hermes_verb_fs_move_file(const hermes_call_t *call, const void *args_, void
 		fail_two(result, -EEXIST, "move", args->source_path, args->destination_path);
 	else if (rc)
 		fail_two(result, rc, "move", args->source_path, args->destination_path);
+	if (lockfd >= 0)
+		close(lockfd); /* after the rename: a waiting edit then finds the old name gone */
 	hermes_ws_loc_close(&src);
 	hermes_ws_loc_close(&dst);
 }
@@ -195,6 +238,8 @@ void hermes_verb_fs_copy_file(const hermes_call_t *call, const void *args_, void
 	const hermes_fs_copy_file_args_t *args = args_;
 	void *result = result_;
 	struct stat st;
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	int in = hermes_verbs_open_regular(call, args->source_path, "copy", result, &st);
 	if (in < 0)
 		return;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fs/atomic.h"
+#include "fs/commit.h"
 #include "fs/filelock.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
@@ -70,6 +71,15 @@ int hermes_verbs_check_version(const char *expected, const struct stat *st, cons
 	return -1;
 }
 
+int hermes_verbs_recover(const hermes_call_t *call, void *result)
+{
+	hermes_error_t err;
+	if (hermes_commit_recover(call->host, &err) == 0)
+		return 0;
+	hermes_result_fail(result, err.code, "%s", err.message);
+	return -1;
+}
+
 /* ---- fs.writeFile ------------------------------------------------------------------------- */
 
 /* Replaces (or creates) the file once, under its lock if it exists. 1: changed meanwhile by a
@@ -115,7 +125,8 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 	const hermes_fs_write_file_args_t *args = args_;
 	hermes_fs_write_file_result_t *result = result_;
 	hermes_ws_loc_t loc;
-	if (locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) < 0)
+	if (hermes_verbs_recover(call, result) < 0 ||
+	    locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) < 0)
 		return;
 	for (int turn = 0; write_once(call, args, &loc, result, turn == HERMES_VERBS_WRITE_TURNS - 1);
 	     turn++)
@@ -307,6 +318,8 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 	hermes_fs_write_range_result_t *result = result_;
 	const char *action = "write lines of";
 	char shown[256];
+	if (hermes_verbs_recover(call, result) < 0)
+		return;
 	const int64_t start = args->start_line;
 	const bool has_end = args->has_end_line;
 	const int64_t end = args->end_line;

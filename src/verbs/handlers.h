@@ -20,6 +20,10 @@ int hermes_verbs_open_regular(const hermes_call_t *call, const char *path, const
 int hermes_verbs_check_version(const char *expected, const struct stat *st, const char *action,
                                const char *path, void *result);
 
+/* Before a write: undoes the change set a killed Hermes left unfinished (fs/commit.h), so no write
+ * builds on a half-changed set. Fails the result and returns -1 if that cannot be done. */
+int hermes_verbs_recover(const hermes_call_t *call, void *result);
+
 /* How many times a read-modify-write starts over when a writer that does not lock changed the
  * file under it, before it gives up with Conflict. */
 #define HERMES_VERBS_WRITE_TURNS 8
