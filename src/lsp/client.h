@@ -83,6 +83,10 @@ void hermes_lsp_client_info(hermes_lsp_client_t *c, hermes_lsp_info_t *info);
 /* Sets err to Unavailable with why the server is not running. */
 void hermes_lsp_dead_error(hermes_lsp_client_t *c, hermes_error_t *err);
 
+/* Waits up to ms for the reader to have seen a dying server end (so that its info says how).
+ * True once it has. */
+bool hermes_lsp_client_wait_ended(hermes_lsp_client_t *c, int ms);
+
 /* The monotonic clock in ms. */
 int64_t hermes_lsp_now_ms(void);
 

@@ -228,6 +228,20 @@ void hermes_lsp_client_info(hermes_lsp_client_t *c, hermes_lsp_info_t *info)
 	pthread_mutex_unlock(&c->lock);
 }
 
+bool hermes_lsp_client_wait_ended(hermes_lsp_client_t *c, int ms)
+{
+	int64_t deadline = hermes_lsp_now_ms() + ms;
+	pthread_mutex_lock(&c->lock);
+	while (!c->dead && hermes_lsp_now_ms() < deadline) {
+		int64_t until = hermes_lsp_now_ms() + 20;
+		struct timespec ts = {until / 1000, (until % 1000) * 1000000};
+		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	}
+	bool dead = c->dead;
+	pthread_mutex_unlock(&c->lock);
+	return dead;
+}
+
 bool hermes_lsp_client_alive(hermes_lsp_client_t *c)
 {
 	pthread_mutex_lock(&c->lock);

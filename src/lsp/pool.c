@@ -181,7 +181,6 @@ hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_ws_t *ws, const hermes_confi
 			return NULL;
 		}
 	}
-	pool->sweeper_started = pthread_create(&pool->sweeper, NULL, sweeper_main, pool) == 0;
 	return pool;
 }
 
@@ -335,6 +334,8 @@ int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const char *language,
 	} else {
 		if (s->active && !hermes_lsp_client_alive(s->active->client)) {
 			hermes_lsp_info_t *info = malloc(sizeof *info);
+			/* Its output is closed: its reader learns how it ended in a moment. */
+			hermes_lsp_client_wait_ended(s->active->client, 2000);
 			if (info) {
 				hermes_lsp_client_info(s->active->client, info);
 				snprintf(s->last_error, sizeof s->last_error, "%s", info->last_error);
@@ -350,6 +351,11 @@ int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const char *language,
 			rc = -1;
 		} else if (!s->active) {
 			rc = start_server(pool, s, cancel, err);
+			/* The idle sweeper starts with the first server: an executor that runs none has
+			 * no thread of its own (a process that forks it, as a test does, can free it). */
+			if (rc == 0 && !pool->sweeper_started)
+				pool->sweeper_started =
+					pthread_create(&pool->sweeper, NULL, sweeper_main, pool) == 0;
 		}
 	}
 	if (rc == 0) {
