@@ -6,6 +6,7 @@
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -162,6 +163,49 @@ def test_diagnostics_columns_are_characters():
         check(errs and errs[0]["severity"] == "error", r)
         check((errs[0]["line"], errs[0]["column"]) == (3, line.index("undefined_name") + 1), errs)
         check(errs[0]["endColumn"] - errs[0]["column"] == len("undefined_name"), errs)
+
+
+def test_rename_across_files_all_or_nothing_and_the_copy_still_compiles():
+    ws = make_workspace()
+    try:
+        old = "hermes_verbs_open_regular"
+        new = "hermes_verbs_open_file"
+        with Server(cwd=ws) as s:
+            before = {}
+            for dirpath, _, files in os.walk(os.path.join(ws, "src")):
+                for f in files:
+                    p = os.path.join(dirpath, f)
+                    before[os.path.relpath(p, ws)] = open(p, encoding="utf-8").read()
+            users = sorted(rel for rel, text in before.items() if old in text)
+            check(len(users) >= 3, users)
+            args = {"path": "src/verbs/handlers.h", "namePath": old, "newName": new}
+            r = call(s, "code.rename", dict(args, dryRun=True))
+            check(sorted(f["path"] for f in r["files"]) == users, (r, users))
+            check(all(f["version"] is None and "+" in f["diff"] for f in r["files"]), r)
+            for rel in users:
+                check(open(os.path.join(ws, rel)).read() == before[rel], "dry run wrote " + rel)
+            r = call(s, "code.rename", args)
+            check(sorted(f["path"] for f in r["files"]) == users, r)
+            for f in r["files"]:
+                text = open(os.path.join(ws, f["path"]), encoding="utf-8").read()
+                check(old not in text and text == before[f["path"]].replace(old, new), f["path"])
+                check(f["edits"] == before[f["path"]].count(old) and f["version"], f)
+            # The copy still compiles: each changed file with its compile command.
+            for rel in users:
+                if rel.endswith(".c"):
+                    p = subprocess.run(["cc", "-fsyntax-only", "-DHAVE_CONFIG_H", "-Ibuild", "-I.",
+                                        "-Ibuild/include", "-Iinclude", "-Ibuild/src", "-Isrc",
+                                        rel], cwd=ws, stderr=subprocess.PIPE)
+                    check(p.returncode == 0, (rel, p.stderr))
+            # The server sees the renamed text: references of the new name are the same places.
+            r = call(s, "code.references", {"path": "src/verbs/handlers.h", "namePath": new})
+            check(sorted({x["path"] for x in r["references"]}) == users, r)
+            # No symbol there: the server's refusal, nothing written.
+            r = expect_result(s.call("code.rename", {"path": "src/verbs/handlers.h", "line": 1,
+                                                     "column": 1, "newName": "x"}, timeout=60))
+            check(r["succeeded"] is False and r["errorCode"] in ("InvalidArgument", "NotFound"), r)
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -219,7 +219,13 @@ int hermes_lsp_request(hermes_lsp_client_t *c, const char *method, const char *p
 		int64_t n = 0;
 		if (code)
 			hermes_json_integer(code, INT32_MIN, INT32_MAX, &n);
-		hermes_error_set(err, n == -32800 ? HERMES_E_CANCELLED : HERMES_E_UNAVAILABLE,
+		/* A server's refusal (no symbol there, bad parameters) is the request's fault; its
+		 * internal error, or an unknown method, is the server's. */
+		hermes_errcode_t ec = n == -32800 ? HERMES_E_CANCELLED
+		                        : n == -32801 ? HERMES_E_CONFLICT
+		                        : n == -32603 || n == -32601 ? HERMES_E_UNAVAILABLE
+		                                                     : HERMES_E_INVALID_ARGUMENT;
+		hermes_error_set(err, ec,
 		                 "the language server %s answered %s with error %lld: %.300s",
 		                 c->command, method, (long long)n,
 		                 m && m->type == HERMES_JSON_STRING ? m->str : "(no message)");

@@ -39,8 +39,9 @@ void hermes_lsp_client_free(hermes_lsp_client_t *c);
 /* Sends a request (params_json: the JSON text of its params) and waits for the response, at most
  * timeout_ms, or until cancel is cancelled (then "$/cancelRequest" is sent). On success 0, *doc
  * owns the response message (free with hermes_json_doc_free) and *result points to its "result"
- * (possibly a JSON null). On failure -1 and err: Unavailable (the server ended, or answered with
- * an error: its message is quoted), Timeout, Cancelled, Internal. */
+ * (possibly a JSON null). On failure -1 and err: Unavailable (the server ended, or failed with an
+ * internal error), InvalidArgument (the server refused the request: its message is quoted),
+ * Conflict (the content changed meanwhile), Timeout, Cancelled, Internal. */
 int hermes_lsp_request(hermes_lsp_client_t *c, const char *method, const char *params_json,
                        int timeout_ms, const hermes_cancel_t *cancel, hermes_json_doc_t **doc,
                        const hermes_json_t **result, hermes_error_t *err);

@@ -86,6 +86,15 @@ bool hermes_code_resolve(hermes_code_ctx_t *ctx, const char *name_path, const ch
                          bool has_line, int64_t line, bool has_column, int64_t column,
                          hermes_code_file_t **file, int64_t *lsp_line, int64_t *lsp_char);
 
+/* Starts the call's server (for path, or language) and asks method at the symbol named by
+ * name_path/path or path/line/column, with extra (e.g. ",\"newName\":\"x\"") added to the
+ * position params. On success *doc owns the answer, *r is its result, and *fp, *lp, *chp say
+ * where it was asked. False once ctx->result says why not (hermes_code_end is still needed). */
+bool hermes_code_ask(hermes_code_ctx_t *ctx, const char *method, const char *name_path,
+                     const char *path, const char *language, bool has_line, int64_t line,
+                     bool has_column, int64_t column, const char *extra, hermes_json_doc_t **doc,
+                     const hermes_json_t **r, hermes_code_file_t **fp, int64_t *lp, int64_t *chp);
+
 /* Appends {"textDocument":{"uri":...},"position":{...}} without the closing brace. */
 void hermes_code_position_params(hermes_buf_t *b, const char *uri, int64_t line, int64_t ch);
 

@@ -411,3 +411,38 @@ bool hermes_code_resolve(hermes_code_ctx_t *ctx, const char *name_path, const ch
 	hermes_code_outline_clear(&found);
 	return ok;
 }
+
+bool hermes_code_ask(hermes_code_ctx_t *ctx, const char *method, const char *name_path,
+                const char *path, const char *language, bool has_line, int64_t line, bool has_column, int64_t column,
+                const char *extra, hermes_json_doc_t **doc, const hermes_json_t **r,
+                hermes_code_file_t **fp, int64_t *lp, int64_t *chp)
+{
+	hermes_code_file_t *f;
+	int64_t l, ch;
+	if (!path && !language) {
+		hermes_result_fail(ctx->result, HERMES_E_INVALID_ARGUMENT,
+		                   "give path (the file the symbol is in) or language (whose server to "
+		                   "ask: c, cpp, python, javascript, typescript, go) with namePath");
+		return false;
+	}
+	if (!hermes_code_begin(ctx, ctx->call, ctx->result, path, language))
+		return false;
+	if (!hermes_code_resolve(ctx, name_path, path, has_line, line, has_column, column, &f, &l, &ch))
+		return false;
+	/* Answers about every file come from the server's index: wait until it is built. */
+	if (strcmp(method, "textDocument/references") == 0 ||
+	    strcmp(method, "textDocument/rename") == 0)
+		hermes_lsp_wait_settled(ctx->client, HERMES_CODE_SETTLE_MS, ctx->call->cancel);
+	*fp = f;
+	*lp = l;
+	*chp = ch;
+	hermes_buf_t b = HERMES_BUF_INIT;
+	hermes_code_position_params(&b, f->uri, l, ch);
+	hermes_buf_puts(&b, extra ? extra : "");
+	hermes_buf_putc(&b, '}');
+	bool ok = !b.failed && hermes_code_request(ctx, method, b.data, doc, r);
+	if (b.failed)
+		hermes_result_fail(ctx->result, HERMES_E_INTERNAL, "out of memory");
+	hermes_buf_free(&b);
+	return ok;
+}

@@ -47,40 +47,6 @@ static size_t locations(const hermes_json_t *r, const hermes_json_t **first)
 	return r->type == HERMES_JSON_ARRAY ? r->count : 0;
 }
 
-/* Asks method at the symbol args name; false once result says why not. */
-static bool ask(hermes_code_ctx_t *ctx, const char *method, const char *name_path,
-                const char *path, const char *language, bool has_line, int64_t line, bool has_column, int64_t column,
-                const char *extra, hermes_json_doc_t **doc, const hermes_json_t **r,
-                hermes_code_file_t **fp, int64_t *lp, int64_t *chp)
-{
-	hermes_code_file_t *f;
-	int64_t l, ch;
-	if (!path && !language) {
-		hermes_result_fail(ctx->result, HERMES_E_INVALID_ARGUMENT,
-		                   "give path (the file the symbol is in) or language (whose server to "
-		                   "ask: c, cpp, python, javascript, typescript, go) with namePath");
-		return false;
-	}
-	if (!hermes_code_begin(ctx, ctx->call, ctx->result, path, language))
-		return false;
-	if (!hermes_code_resolve(ctx, name_path, path, has_line, line, has_column, column, &f, &l, &ch))
-		return false;
-	if (strcmp(method, "textDocument/references") == 0)
-		hermes_lsp_wait_settled(ctx->client, HERMES_CODE_SETTLE_MS, ctx->call->cancel);
-	*fp = f;
-	*lp = l;
-	*chp = ch;
-	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_code_position_params(&b, f->uri, l, ch);
-	hermes_buf_puts(&b, extra ? extra : "");
-	hermes_buf_putc(&b, '}');
-	bool ok = !b.failed && hermes_code_request(ctx, method, b.data, doc, r);
-	if (b.failed)
-		hermes_result_fail(ctx->result, HERMES_E_INTERNAL, "out of memory");
-	hermes_buf_free(&b);
-	return ok;
-}
-
 /* Does the Location loc hold the position (uri, line, ch)? */
 static bool holds(const hermes_json_t *loc, const char *uri, int64_t line, int64_t ch)
 {
@@ -150,7 +116,7 @@ void hermes_verb_code_definition(const hermes_call_t *call, const void *args_, v
 	const hermes_json_t *r;
 	hermes_code_file_t *qf;
 	int64_t ql, qch;
-	if (ask(&ctx, "textDocument/definition", args->name_path, args->path, args->language, args->has_line,
+	if (hermes_code_ask(&ctx, "textDocument/definition", args->name_path, args->path, args->language, args->has_line,
 	        args->line, args->has_column, args->column, NULL, &doc, &r, &qf, &ql, &qch) &&
 	    second_hop(&ctx, qf, ql, qch, &doc, &r)) {
 		const hermes_json_t *it;
@@ -198,7 +164,7 @@ void hermes_verb_code_references(const hermes_call_t *call, const void *args_, v
 	const hermes_json_t *r;
 	hermes_code_file_t *qf;
 	int64_t ql, qch;
-	if (ask(&ctx, "textDocument/references", args->name_path, args->path, args->language, args->has_line,
+	if (hermes_code_ask(&ctx, "textDocument/references", args->name_path, args->path, args->language, args->has_line,
 	        args->line, args->has_column, args->column,
 	        ",\"context\":{\"includeDeclaration\":true}", &doc, &r, &qf, &ql, &qch)) {
 		const hermes_json_t *it;
@@ -256,7 +222,7 @@ void hermes_verb_code_hover(const hermes_call_t *call, const void *args_, void *
 	const hermes_json_t *r;
 	hermes_code_file_t *qf;
 	int64_t ql, qch;
-	if (ask(&ctx, "textDocument/hover", args->name_path, args->path, args->language, args->has_line, args->line,
+	if (hermes_code_ask(&ctx, "textDocument/hover", args->name_path, args->path, args->language, args->has_line, args->line,
 	        args->has_column, args->column, NULL, &doc, &r, &qf, &ql, &qch)) {
 		const hermes_json_t *c = hermes_json_member(r, "contents");
 		hermes_buf_t b = HERMES_BUF_INIT;
