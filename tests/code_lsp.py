@@ -155,6 +155,51 @@ def test_cancellation_reaches_the_server():
         ok(call(s, "code.hover", {"path": "main.go", "line": 1, "column": 6}))
 
 
+def test_symbol_edits_replace_insert_before_and_after():
+    with server() as s:
+        path = os.path.join(s.root, "main.go")
+        r = ok(call(s, "code.insertBeforeSymbol", {"path": "main.go", "namePath": "f",
+                                                   "body": "// f does things"}))
+        check(open(path).read() == "// f does things\nfunc f() {\n\tcrash()\n\tslow()\n}\n", r)
+        check(r["line"] == 1 and "+// f does things" in r["diff"] and r["version"], r)
+        # The scripted outline says f is on lines 1-4: the file is as the server saw it.
+        s.write_file("main.go", "func f() {\n\tcrash()\n\tslow()\n}\n")
+        r = ok(call(s, "code.insertAfterSymbol", {"path": "main.go", "namePath": "f",
+                                                  "body": "func g() {}\n"}))
+        check(open(path).read() == "func f() {\n\tcrash()\n\tslow()\n}\nfunc g() {}\n", r)
+        check(r["line"] == 5, r)
+        r = ok(call(s, "code.replaceSymbol", {"path": "main.go", "namePath": "f",
+                                              "body": "func f() { é😀 }"}))
+        check(open(path, encoding="utf-8").read() == "func f() { é😀 }\nfunc g() {}\n", r)
+        r = failed(call(s, "code.replaceSymbol", {"path": "main.go", "namePath": "nope",
+                                                  "body": "x"}), "NotFound")
+        check("nope" in r["errorMessage"], r)
+        r = failed(call(s, "code.replaceSymbol", {"path": "main.go", "namePath": "f", "body": "x",
+                                                  "expectedVersion": "1-2-3"}), "Conflict")
+        check(open(path, encoding="utf-8").read() == "func f() { é😀 }\nfunc g() {}\n", r)
+
+
+def test_64_concurrent_inserts_after_one_symbol():
+    with server() as s:
+        path = os.path.join(s.root, "main.go")
+        ids = {s.request("code.insertAfterSymbol", {"path": "main.go", "namePath": "f",
+                                                    "body": "// insert %d" % i}): i
+               for i in range(64)}
+        done = []
+        for id, i in ids.items():
+            r = expect_result(s.reply_to(id, timeout=60))
+            if r["succeeded"]:
+                done.append(i)
+            else:
+                check(r["errorCode"] == "Conflict", r)
+        text = open(path).read()
+        check(text.startswith("func f() {\n\tcrash()\n\tslow()\n}\n"), text)
+        lines = text.split("\n")[4:-1]
+        check(sorted(lines) == sorted("// insert %d" % i for i in done), (lines, done))
+        # Symbol edits of one file in one Hermes take turns: none has to give up.
+        check(len(done) == 64, "all of the 64 succeed: %d" % len(done))
+
+
 def test_no_server_for_a_language_is_a_clear_error():
     with Server(args=["--lsp-server=python=hermes-no-such-language-server --stdio"]) as s:
         s.write_file("a.py", "x = 1\n")
