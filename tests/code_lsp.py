@@ -200,6 +200,35 @@ def test_64_concurrent_inserts_after_one_symbol():
         check(len(done) == 64, "all of the 64 succeed: %d" % len(done))
 
 
+def test_every_interface_mcp_and_exec():
+    fake = "--lsp-server=go=%s %s" % (sys.executable, os.path.join(
+        tempfile.gettempdir(), "hermes-fake-lsp-%d.py" % os.getpid()))
+    s = Server(args=[fake], command="mcp")
+    try:
+        s.write_file("main.go", "func f() {\n\tcrash()\n\tslow()\n}\n")
+        expect_result(s.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                            "clientInfo": {"name": "code_lsp.py", "version": "1"}}))
+        s.notify("notifications/initialized")
+        tools = {t["name"] for t in expect_result(s.call("tools/list", {}))["tools"]}
+        check({"code_definition", "code_references", "code_rename", "code_symbols",
+               "code_servers", "code_replaceSymbol"} <= tools, tools)
+        r = expect_result(s.call("tools/call", {"name": "code_definition", "arguments": {
+            "path": "main.go", "namePath": "f"}}, timeout=30))["structuredContent"]
+        check(r["definitions"][0]["line"] == 1 and r["definitions"][0]["column"] == 6, r)
+        root = s.root
+    finally:
+        s.close()
+    with tempfile.TemporaryDirectory() as ws:
+        with open(os.path.join(ws, "main.go"), "w") as f:
+            f.write("func f() {}\n")
+        p = subprocess.run([HERMES, "exec", fake, "--root", ws, "-"], input=json.dumps(
+            {"verb": "code.symbols", "arguments": {"path": "main.go"}}).encode(),
+            stdout=subprocess.PIPE, timeout=60)
+        r = json.loads(p.stdout)
+        check(p.returncode == 0 and r["symbols"][0]["namePath"] == "f", p.stdout)
+    check(root, "served")
+
+
 def test_no_server_for_a_language_is_a_clear_error():
     with Server(args=["--lsp-server=python=hermes-no-such-language-server --stdio"]) as s:
         s.write_file("a.py", "x = 1\n")
