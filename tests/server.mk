@@ -34,6 +34,7 @@ SERVER_PY_TESTS = \
 	tests/code_lsp.py \
 	tests/code_clangd.py \
 	tests/code_pyright.py \
+	tests/code_typescript.py \
 	tests/mcp_modern.py \
 	tests/mcp_http.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs

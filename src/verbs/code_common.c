@@ -429,10 +429,10 @@ bool hermes_code_ask(hermes_code_ctx_t *ctx, const char *method, const char *nam
 		return false;
 	if (!hermes_code_resolve(ctx, name_path, path, has_line, line, has_column, column, &f, &l, &ch))
 		return false;
-	/* Answers about every file come from the server's index: wait until it is built. */
-	if (strcmp(method, "textDocument/references") == 0 ||
-	    strcmp(method, "textDocument/rename") == 0)
-		hermes_lsp_wait_settled(ctx->client, HERMES_CODE_SETTLE_MS, ctx->call->cancel);
+	/* Answers come from the server's view of the whole project (clangd's index, tsserver's
+	 * project), built in the background after a start: before it is, a definition can be the
+	 * import line and references only the file's own. Wait until it is built. */
+	hermes_lsp_wait_settled(ctx->client, HERMES_CODE_SETTLE_MS, ctx->call->cancel);
 	*fp = f;
 	*lp = l;
 	*chp = ch;
