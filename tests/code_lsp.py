@@ -229,6 +229,37 @@ def test_every_interface_mcp_and_exec():
     check(root, "served")
 
 
+def test_a_change_of_roots_moves_the_server_to_the_new_root():
+    fake = "--lsp-server=go=%s %s" % (sys.executable, os.path.join(
+        tempfile.gettempdir(), "hermes-fake-lsp-%d.py" % os.getpid()))
+    with Server(args=[fake], command="mcp") as s:
+        first, second = os.path.join(s.tmp, "first"), os.path.join(s.tmp, "second")
+        for ws in (first, second):
+            os.mkdir(ws)
+            with open(os.path.join(ws, "main.go"), "w") as f:
+                f.write("func f() {}\n")
+        expect_result(s.call("initialize", {"protocolVersion": "2025-06-18",
+                                            "capabilities": {"roots": {"listChanged": True}},
+                                            "clientInfo": {"name": "t", "version": "1"}}))
+        s.notify("notifications/initialized")
+        pids = []
+        for ws in (first, second):
+            ask = s.recv()
+            check(ask.get("method") == "roots/list", ask)
+            s.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": [{"uri": "file://" + ws}]}})
+            r = expect_result(s.call("tools/call", {"name": "code_definition", "arguments": {
+                "path": "main.go", "namePath": "f"}}, timeout=30))["structuredContent"]
+            check(r["succeeded"] and r["definitions"][0]["path"] == "main.go", r)
+            servers = expect_result(s.call("tools/call", {"name": "code_servers", "arguments": {}},
+                                           timeout=30))["structuredContent"]["servers"]
+            e = [e for e in servers if "go" in e["languages"]][0]
+            check(e["state"] == "running" and e["root"] == os.path.realpath(ws), e)
+            pids.append(e["pid"])
+            if ws == first:
+                s.notify("notifications/roots/list_changed")
+        check(pids[0] != pids[1] and wait_gone(pids[0], 10), "the first root's server ended")
+
+
 def test_no_server_for_a_language_is_a_clear_error():
     with Server(args=["--lsp-server=python=hermes-no-such-language-server --stdio"]) as s:
         s.write_file("a.py", "x = 1\n")

@@ -44,6 +44,7 @@ static const struct {
 typedef struct slot slot_t;
 struct slot {
 	hermes_lsp_client_t *client;
+	char *root;                /* the workspace root it serves */
 	int refs;
 	slot_t *next;              /* retired slots: ended clients still referenced */
 };
@@ -64,7 +65,6 @@ struct hermes_lsp_pool {
 	pthread_cond_t cond;
 	pthread_t sweeper;
 	bool sweeper_started, closing;
-	const hermes_ws_t *ws;
 	hermes_config_t config;     /* a copy: its strings cleared, the state may outlive it */
 	server_t servers[MAX_KNOWN];
 	size_t nservers;
@@ -127,7 +127,7 @@ static bool add_server(hermes_lsp_pool_t *pool, const char *languages, const cha
 
 static void *sweeper_main(void *arg);
 
-hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_ws_t *ws, const hermes_config_t *config,
+hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_config_t *config,
                                        const char *servers, const char **why)
 {
 	*why = "out of memory";
@@ -140,7 +140,6 @@ hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_ws_t *ws, const hermes_confi
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&pool->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	pool->ws = ws;
 	pool->config = *config;
 	pool->config.root = pool->config.allow = pool->config.deny = NULL;
 	pool->config.lsp_servers = NULL;
@@ -193,6 +192,7 @@ static void drop_active(hermes_lsp_pool_t *pool, server_t *s)
 	s->active = NULL;
 	if (slot->refs == 0) {
 		hermes_lsp_client_free(slot->client);
+		free(slot->root);
 		free(slot);
 	} else {
 		slot->next = pool->retired;
@@ -235,6 +235,7 @@ void hermes_lsp_pool_free(hermes_lsp_pool_t *pool)
 		server_t *s = &pool->servers[i];
 		if (s->active) {
 			hermes_lsp_client_free(s->active->client);
+			free(s->active->root);
 			free(s->active);
 		}
 		if (s->argv)
@@ -244,6 +245,7 @@ void hermes_lsp_pool_free(hermes_lsp_pool_t *pool)
 	for (slot_t *r = pool->retired, *next; r; r = next) {
 		next = r->next;
 		hermes_lsp_client_free(r->client);
+		free(r->root);
 		free(r);
 	}
 	pthread_mutex_destroy(&pool->lock);
@@ -278,12 +280,12 @@ static size_t running_count(const hermes_lsp_pool_t *pool)
 }
 
 /* Starts s's server. Pool lock held (a second caller waits rather than starting another). */
-static int start_server(hermes_lsp_pool_t *pool, server_t *s, const hermes_cancel_t *cancel,
-                        hermes_error_t *err)
+static int start_server(hermes_lsp_pool_t *pool, server_t *s, const hermes_ws_t *ws,
+                        const hermes_cancel_t *cancel, hermes_error_t *err)
 {
 	int exe_fd = -1;
 	char resolved[PATH_MAX + 1];
-	int rc = hermes_program_find(pool->ws, s->argv[0], &exe_fd, resolved, sizeof resolved);
+	int rc = hermes_program_find(ws, s->argv[0], &exe_fd, resolved, sizeof resolved);
 	if (rc < 0) {
 		hermes_error_set(err, HERMES_E_UNAVAILABLE,
 		                 "no language server for %s: '%s' is not on PATH (install it: %s; or name "
@@ -297,16 +299,20 @@ static int start_server(hermes_lsp_pool_t *pool, server_t *s, const hermes_cance
 		hermes_error_set(err, HERMES_E_INTERNAL, "out of memory starting %s", s->argv[0]);
 		return -1;
 	}
-	hermes_spawn_t spec = {exe_fd, resolved, s->argv, envp, pool->ws->root_fd, -1, -1, -1,
-	                       (int)pool->config.sandbox, pool->ws->root_fd, false};
+	hermes_spawn_t spec = {exe_fd, resolved, s->argv, envp, ws->root_fd, -1, -1, -1,
+	                       (int)pool->config.sandbox, ws->root_fd, false};
 	hermes_lsp_client_t *client;
-	rc = hermes_lsp_client_start(&spec, pool->ws->root, HERMES_LSP_START_MS, cancel, &client, err);
+	rc = hermes_lsp_client_start(&spec, ws->root, HERMES_LSP_START_MS, cancel, &client, err);
 	free(envp);
 	if (exe_fd >= 0)
 		close(exe_fd);
 	if (rc < 0)
 		return -1;
 	slot_t *slot = calloc(1, sizeof *slot);
+	if (slot && !(slot->root = strdup(ws->root))) {
+		free(slot);
+		slot = NULL;
+	}
 	if (!slot) {
 		hermes_lsp_client_free(client);
 		hermes_error_set(err, HERMES_E_INTERNAL, "out of memory starting %s", s->argv[0]);
@@ -317,7 +323,7 @@ static int start_server(hermes_lsp_pool_t *pool, server_t *s, const hermes_cance
 	return 0;
 }
 
-int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const char *language,
+int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const hermes_ws_t *ws, const char *language,
                         const hermes_cancel_t *cancel, hermes_lsp_client_t **out,
                         hermes_error_t *err)
 {
@@ -344,13 +350,16 @@ int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const char *language,
 			drop_active(pool, s); /* it crashed: the next call starts it again */
 			s->restarts++;
 		}
+		/* The workspace changed (MCP roots): the server of the old one is stopped. */
+		if (s->active && strcmp(s->active->root, ws->root) != 0)
+			drop_active(pool, s);
 		if (!s->active && running_count(pool) >= HERMES_LSP_MAX_SERVERS) {
 			hermes_error_set(err, HERMES_E_LIMIT_REACHED,
 			                 "%d language servers run already, as many as Hermes keeps",
 			                 HERMES_LSP_MAX_SERVERS);
 			rc = -1;
 		} else if (!s->active) {
-			rc = start_server(pool, s, cancel, err);
+			rc = start_server(pool, s, ws, cancel, err);
 			/* The idle sweeper starts with the first server: an executor that runs none has
 			 * no thread of its own (a process that forks it, as a test does, can free it). */
 			if (rc == 0 && !pool->sweeper_started)
@@ -386,6 +395,7 @@ void hermes_lsp_pool_release(hermes_lsp_pool_t *pool, hermes_lsp_client_t *clien
 				*pp = r->next;
 				pthread_mutex_unlock(&pool->lock);
 				hermes_lsp_client_free(r->client);
+				free(r->root);
 				free(r);
 				return;
 			}
@@ -395,7 +405,8 @@ void hermes_lsp_pool_release(hermes_lsp_pool_t *pool, hermes_lsp_client_t *clien
 	pthread_mutex_unlock(&pool->lock);
 }
 
-int hermes_lsp_pool_list(hermes_lsp_pool_t *pool, hermes_lsp_server_info_t **out, size_t *count)
+int hermes_lsp_pool_list(hermes_lsp_pool_t *pool, const hermes_ws_t *ws,
+                         hermes_lsp_server_info_t **out, size_t *count)
 {
 	pthread_mutex_lock(&pool->lock);
 	hermes_lsp_server_info_t *list = calloc(pool->nservers ? pool->nservers : 1, sizeof *list);
@@ -412,13 +423,14 @@ int hermes_lsp_pool_list(hermes_lsp_pool_t *pool, hermes_lsp_server_info_t **out
 		snprintf(e->install, sizeof e->install, "%s", s->install);
 		int fd = -1;
 		char resolved[PATH_MAX + 1] = "";
-		if (hermes_program_find(pool->ws, s->argv[0], &fd, resolved, sizeof resolved) == 0)
+		if (hermes_program_find(ws, s->argv[0], &fd, resolved, sizeof resolved) == 0)
 			snprintf(e->found, sizeof e->found, "%s", fd >= 0 ? s->argv[0] : resolved);
 		if (fd >= 0)
 			close(fd);
 		e->restarts = s->restarts;
 		if (s->active) {
 			e->started = true;
+			snprintf(e->root, sizeof e->root, "%s", s->active->root);
 			hermes_lsp_client_info(s->active->client, &e->info);
 		}
 		if (!e->info.last_error[0])

@@ -20,12 +20,11 @@
 
 typedef struct hermes_lsp_pool hermes_lsp_pool_t;
 
-/* A new pool for the workspace ws (borrowed: it outlives the pool), whose servers run with
- * config's environment and sandbox (copied). servers: NULL, or the --lsp-server entries separated by
+/* A new pool, whose servers run with config's environment and sandbox (copied). servers: NULL, or the --lsp-server entries separated by
  * '\n', each "LANGUAGE=COMMAND [ARG...]" (arguments split at spaces), which replace the built-in
  * server of LANGUAGE (c, cpp, python, javascript, typescript or go). NULL if out of memory or an
  * entry is malformed (*why then says which). */
-hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_ws_t *ws, const hermes_config_t *config,
+hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_config_t *config,
                                        const char *servers, const char **why);
 /* Stops every server and frees the pool; NULL is fine; void * to be part of executor state. */
 void hermes_lsp_pool_free(hermes_lsp_pool_t *pool);
@@ -35,11 +34,12 @@ void hermes_lsp_pool_free(hermes_lsp_pool_t *pool);
 const char *hermes_lsp_language_of(const hermes_lsp_pool_t *pool, const char *path,
                                    const char **language_id);
 
-/* A running server for language, started if need be (waits for its initialization, honouring
- * cancel). On success 0 and *out is a reference to release with hermes_lsp_pool_release. On
+/* A running server for language in the workspace ws (its root, PATH lookups relative to it),
+ * started if need be (waits for its initialization, honouring cancel); one of another root is
+ * stopped first (a server's workspace changed with MCP roots). On success 0 and *out is a reference to release with hermes_lsp_pool_release. On
  * failure -1 and err: Unavailable naming the language and what to install if no server for it is
  * on PATH, or why it could not start; LimitReached; Cancelled. */
-int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const char *language,
+int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const hermes_ws_t *ws, const char *language,
                         const hermes_cancel_t *cancel, hermes_lsp_client_t **out,
                         hermes_error_t *err);
 void hermes_lsp_pool_release(hermes_lsp_pool_t *pool, hermes_lsp_client_t *client);
@@ -51,11 +51,14 @@ typedef struct hermes_lsp_server_info {
 	char languages[128];      /* languages it serves, comma-separated */
 	char found[512];          /* its path on PATH, or "" */
 	char install[160];        /* how to install it */
+	char root[4096];          /* the root it serves, if started */
 	bool started;             /* a client exists (running, or ended and not yet restarted) */
 	hermes_lsp_info_t info;   /* if started */
 	int64_t restarts;
 } hermes_lsp_server_info_t;
-/* Every known server: *out is a malloc'd array of *count. 0, or -1 if out of memory. */
-int hermes_lsp_pool_list(hermes_lsp_pool_t *pool, hermes_lsp_server_info_t **out, size_t *count);
+/* Every known server (found: looked up on PATH for ws): *out is a malloc'd array of *count. 0, or
+ * -1 if out of memory. */
+int hermes_lsp_pool_list(hermes_lsp_pool_t *pool, const hermes_ws_t *ws,
+                         hermes_lsp_server_info_t **out, size_t *count);
 
 #endif

@@ -23,7 +23,6 @@ void hermes_verbs_state_free(void *state_)
 		return;
 	hermes_lsp_pool_free(state->lsp);
 	hermes_started_free(state->started);
-	hermes_ws_free(state->lsp_ws);
 	free(state);
 }
 
@@ -52,12 +51,8 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 	bool ok = state != NULL;
 	if (ok && cfg->max_processes > 0)
 		ok = (state->started = hermes_started_new(cfg->max_processes)) != NULL;
-	/* The language servers' pool has a workspace of its own: a server whose workspace changes
-	 * (MCP roots) hands its state to a new executor and frees the old one's. */
 	if (ok)
-		ok = hermes_ws_open(ws->root, &state->lsp_ws, NULL) == 0;
-	if (ok)
-		ok = (state->lsp = hermes_lsp_pool_new(state->lsp_ws, cfg, cfg->lsp_servers, &why)) != NULL;
+		ok = (state->lsp = hermes_lsp_pool_new(cfg, cfg->lsp_servers, &why)) != NULL;
 	if (!ok || hermes_executor_set_state(ex, state, hermes_verbs_state_free) != 0) {
 		hermes_verbs_state_free(state);
 		hermes_executor_free(ex);

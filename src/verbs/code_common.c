@@ -54,7 +54,8 @@ bool hermes_code_begin(hermes_code_ctx_t *ctx, const hermes_call_t *call, void *
 		}
 	}
 	hermes_error_t err = {0};
-	if (hermes_lsp_pool_get(ctx->pool, ctx->language, call->cancel, &ctx->client, &err) < 0) {
+	if (hermes_lsp_pool_get(ctx->pool, call->host, ctx->language, call->cancel, &ctx->client,
+	                        &err) < 0) {
 		hermes_result_fail(result, err.code, "%s", err.message);
 		ctx->client = NULL;
 		return false;

@@ -36,13 +36,12 @@ void hermes_verb_code_servers(const hermes_call_t *call, const void *args_, void
 	const hermes_verbs_state_t *state = call->state;
 	hermes_lsp_server_info_t *list = NULL;
 	size_t n = 0;
-	if (!state || !state->lsp || hermes_lsp_pool_list(state->lsp, &list, &n) < 0 ||
+	if (!state || !state->lsp || hermes_lsp_pool_list(state->lsp, call->host, &list, &n) < 0 ||
 	    !(result->servers = calloc(n ? n : 1, sizeof *result->servers))) {
 		free(list);
 		hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
 		return;
 	}
-	const hermes_ws_t *ws = call->host;
 	for (size_t i = 0; i < n; i++) {
 		const hermes_lsp_server_info_t *e = &list[i];
 		hermes_code_server_t *s = &result->servers[i];
@@ -56,7 +55,7 @@ void hermes_verb_code_servers(const hermes_call_t *call, const void *args_, void
 		if (e->info.last_error[0])
 			s->last_error = strdup(e->info.last_error);
 		if (e->started) {
-			s->root = strdup(ws->root);
+			s->root = strdup(e->root);
 			s->has_pid = true;
 			s->pid = e->info.pid;
 			s->requests = e->info.requests;

@@ -10,7 +10,6 @@
 typedef struct hermes_verbs_state {
 	hermes_started_t *started;   /* NULL if proc.start is refused (hermes exec) */
 	hermes_lsp_pool_t *lsp;      /* the language servers; NULL only if out of memory */
-	hermes_ws_t *lsp_ws;         /* the pool's own workspace, which may outlive the executor's */
 } hermes_verbs_state_t;
 
 /* Frees the state: stops every started program and language server. NULL is fine. */
