@@ -93,6 +93,11 @@ typedef struct hermes_config {
 	 * Every handle it mints (a started program's id) is "<instance>.<local id>", and a handle of
 	 * another instance fails with WrongInstance naming it. NULL: the host's name. */
 	const char *instance;
+	/* Language servers for the code.* verbs that replace the built-in ones: entries separated by
+	 * '\n', each "LANGUAGE=COMMAND [ARG...]" (LANGUAGE: c, cpp, python, javascript, typescript,
+	 * go; arguments split at spaces). Read by hermes_executor_new() only. NULL: the built-in
+	 * servers (clangd, pyright-langserver, typescript-language-server, gopls), if on PATH. */
+	const char *lsp_servers;
 } hermes_config_t;
 
 #define HERMES_DEFAULT_MAX_READ_BYTES     (64LL * 1024 * 1024)

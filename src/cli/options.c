@@ -70,7 +70,10 @@ const char hermes_executor_options_help[] =
 	"                              (default 16; hermes exec refuses proc.start)\n"
 	"      --max-watches=N         directory trees fs.watch may watch at once (default 16)\n"
 	"      --max-watch-events=N    changes kept per watch for fs.changes (default 10000;\n"
-	"                              past it the oldest go, and a reader is told overflow)\n";
+	"                              past it the oldest go, and a reader is told overflow)\n"
+	"      --lsp-server=LANG=CMD   the language server of LANG (c, cpp, python,\n"
+	"                              javascript, typescript, go) for the code.* verbs,\n"
+	"                              e.g. --lsp-server='python=pylsp' (repeatable)\n";
 
 int hermes_executor_option(const char *command, int key, const char *value,
                            hermes_config_t *config)
@@ -80,8 +83,8 @@ int hermes_executor_option(const char *command, int key, const char *value,
 	                                     "--read-only", "--allow", "--deny", "--sandbox",
 	                                     "--proc-env", "--runs-max-bytes",
 	                                     "--max-processes", "--max-watches",
-	                                     "--max-watch-events" };
-	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_MAX_WATCH_EVENTS)
+	                                     "--max-watch-events", "--lsp-server" };
+	if (key < HERMES_OPT_ROOT || key > HERMES_OPT_LSP_SERVER)
 		return 0;
 	const char *name = names[key - HERMES_OPT_ROOT];
 	int64_t v;
@@ -137,6 +140,28 @@ int hermes_executor_option(const char *command, int key, const char *value,
 		}
 		config->proc_timeout_seconds = (int32_t)v;
 		return 1;
+	case HERMES_OPT_LSP_SERVER: {
+		/* Repeated: the entries are joined by '\n' (kept for the life of the program). */
+		static char *joined;
+		const char *eq = strchr(value, '=');
+		if (!eq || eq == value || !eq[1]) {
+			hermes_usage_error(command, "invalid --lsp-server '%s' (expected LANGUAGE=COMMAND, "
+			                   "e.g. python=pylsp)", value);
+			return -1;
+		}
+		size_t old = joined ? strlen(joined) : 0;
+		char *grown = realloc(joined, old + strlen(value) + 2);
+		if (!grown) {
+			hermes_usage_error(command, "out of memory");
+			return -1;
+		}
+		joined = grown;
+		if (old)
+			joined[old++] = '\n';
+		strcpy(joined + old, value);
+		config->lsp_servers = joined;
+		return 1;
+	}
 	case HERMES_OPT_MAX_PROCESSES:
 		if (hermes_parse_count(value, 1, 4096, &v)) {
 			hermes_usage_error(command, "invalid value '%s' for %s (expected a number of programs, "

@@ -35,6 +35,7 @@ enum {
 	HERMES_OPT_MAX_PROCESSES,
 	HERMES_OPT_MAX_WATCHES,
 	HERMES_OPT_MAX_WATCH_EVENTS,
+	HERMES_OPT_LSP_SERVER,
 	HERMES_OPT_COMMAND = 0x200 /* a command's own long-only options start here */
 };
 #define HERMES_EXECUTOR_LONGOPTS \
@@ -49,7 +50,8 @@ enum {
 	{"runs-max-bytes", required_argument, NULL, HERMES_OPT_RUNS_MAX_BYTES}, \
 	{"max-processes", required_argument, NULL, HERMES_OPT_MAX_PROCESSES}, \
 	{"max-watches", required_argument, NULL, HERMES_OPT_MAX_WATCHES}, \
-	{"max-watch-events", required_argument, NULL, HERMES_OPT_MAX_WATCH_EVENTS}
+	{"max-watch-events", required_argument, NULL, HERMES_OPT_MAX_WATCH_EVENTS}, \
+	{"lsp-server", required_argument, NULL, HERMES_OPT_LSP_SERVER}
 /* What an agent may do (also taken by hermes verbs, which marks what they turn off). */
 #define HERMES_POLICY_LONGOPTS \
 	{"read-only", no_argument, NULL, HERMES_OPT_READ_ONLY}, \

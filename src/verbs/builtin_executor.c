@@ -1,11 +1,13 @@
 /* verbs/builtin_executor.c: hermes_executor_new() (public, hermes.h): an executor confined to a
  * workspace root, with the handler of every verb of the table registered (gen_registry.c), and
- * its table of started programs (proc/started.h), which it stops when it is freed, and its table
- * of watches (fs/watches.h). Creating one first undoes any change set a killed Hermes left
- * unfinished (fs/commit.h). */
+ * its state (verbs/state.h): the table of started programs (proc/started.h), the table of
+ * watches (fs/watches.h) and the pool of language servers (lsp/pool.h), which it stops when it
+ * is freed. Creating one first undoes any change set a killed Hermes left unfinished
+ * (fs/commit.h). */
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/executor.h"
 #include "core/verb.h"
@@ -14,14 +16,14 @@
 #include "fs/workspace.h"
 #include "fs/watches.h"
 #include "proc/started.h"
-#include "verbs/handlers.h"
+#include "verbs/state.h"
 
-/* Frees the verbs' state: started programs are stopped first, then the watches end. */
-static void state_free(void *p)
+void hermes_verbs_state_free(void *state_)
 {
-	hermes_verbs_state_t *state = p;
+	hermes_verbs_state_t *state = state_;
 	if (!state)
 		return;
+	hermes_lsp_pool_free(state->lsp);
 	hermes_started_free(state->started);
 	hermes_watches_free(state->watches);
 	free(state);
@@ -48,15 +50,20 @@ int hermes_executor_new(const hermes_config_t *config, hermes_executor_t **out, 
 	}
 	const hermes_config_t *cfg = hermes_executor_config(ex);
 	hermes_verbs_state_t *state = calloc(1, sizeof *state);
+	const char *why = "out of memory";
 	bool ok = state != NULL;
 	if (ok && cfg->max_processes > 0)
 		ok = (state->started = hermes_started_new(cfg->max_processes, cfg->instance)) != NULL;
 	if (ok)
 		ok = (state->watches = hermes_watches_new(cfg->max_watches, cfg->instance)) != NULL;
-	if (!ok || hermes_executor_set_state(ex, state, state_free) != 0) {
-		state_free(state);
+	if (ok)
+		ok = (state->lsp = hermes_lsp_pool_new(cfg, cfg->lsp_servers, &why)) != NULL;
+	if (!ok || hermes_executor_set_state(ex, state, hermes_verbs_state_free) != 0) {
+		hermes_verbs_state_free(state);
 		hermes_executor_free(ex);
-		hermes_error_set(err, HERMES_E_INTERNAL, "cannot create the executor: out of memory");
+		hermes_error_set(err, strcmp(why, "out of memory") ? HERMES_E_INVALID_ARGUMENT
+		                                                          : HERMES_E_INTERNAL,
+		                 "cannot create the executor: %s", why);
 		return -1;
 	}
 	for (size_t i = 0; i < HERMES_VERB_COUNT; i++) {

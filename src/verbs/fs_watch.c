@@ -11,6 +11,7 @@
 #include "fs/watches.h"
 #include "fs/workspace.h"
 #include "verbs/handlers.h"
+#include "verbs/state.h"
 
 static hermes_watches_t *table_of(const hermes_call_t *call, void *result, const char *verb)
 {

@@ -24,23 +24,6 @@ int hermes_verbs_check_version(const char *expected, const struct stat *st, cons
  * builds on a half-changed set. Fails the result and returns -1 if that cannot be done. */
 int hermes_verbs_recover(const hermes_call_t *call, void *result);
 
-/* The executor's changing state (call->state) the handlers share: the programs proc.start
- * started (NULL where proc.start is refused) and the trees fs.watch watches. Made and freed by
- * builtin_executor.c. */
-struct hermes_started;
-struct hermes_watches;
-typedef struct hermes_verbs_state {
-	struct hermes_started *started;
-	struct hermes_watches *watches;
-} hermes_verbs_state_t;
-static inline struct hermes_started *hermes_verbs_started(const hermes_call_t *call)
-{
-	return call->state ? ((hermes_verbs_state_t *)call->state)->started : NULL;
-}
-static inline struct hermes_watches *hermes_verbs_watches(const hermes_call_t *call)
-{
-	return call->state ? ((hermes_verbs_state_t *)call->state)->watches : NULL;
-}
 
 /* How many times a read-modify-write starts over when a writer that does not lock changed the
  * file under it, before it gives up with Conflict. */

@@ -4,7 +4,10 @@
 # core with it (convenience libraries are taken whole, so each is named once, here).
 noinst_LTLIBRARIES += libhermes_verbs.la
 libhermes_verbs_la_SOURCES = \
-	src/verbs/handlers.h \
+	src/verbs/handlers.h src/verbs/state.h src/verbs/code.h \
+	src/verbs/code_common.c src/verbs/code_outline.c \
+	src/verbs/code_nav.c src/verbs/code_symbols.c src/verbs/code_servers.c \
+	src/verbs/code_rename.c src/verbs/code_edit.c \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
 	src/verbs/builtin_executor.c \
 	src/verbs/fs_read.c \
@@ -24,4 +27,4 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/fs_glob.c
 libhermes_verbs_la_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS)
 # PCRE2 is loaded when fs.search first compiles a pattern (fs/pcre2_lib.h), not linked.
-libhermes_verbs_la_LIBADD = libhermes_fs.la libhermes_proc.la libhermes_core.la
+libhermes_verbs_la_LIBADD = libhermes_lsp.la libhermes_fs.la libhermes_proc.la libhermes_core.la

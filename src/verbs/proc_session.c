@@ -14,6 +14,7 @@
 
 #include "core/buf.h"
 #include "verbs/handlers.h"
+#include "verbs/state.h"
 #include "fs/lines.h"
 #include "fs/pcre2_lib.h"
 #include "fs/workspace.h"
@@ -22,6 +23,8 @@
 
 #define START_OUTPUT_MAX 65536  /* output in proc.start's and proc.stop's answers */
 #define WAIT_FOR_LINE_MAX 65536 /* a longer line is matched in pieces of this size */
+
+/* The executor's table of started programs, or NULL if proc.start is refused. */
 
 /* The program of args' id, or NULL once result says it is unknown. */
 static hermes_started_prog_t *find(const hermes_call_t *call, const char *id, void *result)

@@ -5,7 +5,7 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
 	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_patch \
-	tests/fuzz/fuzz_base64 tests/fuzz/fuzz_image
+	tests/fuzz/fuzz_base64 tests/fuzz/fuzz_image tests/fuzz/fuzz_lsp
 # the bearer token and the JWK Set of OAuth (src/auth exists only with Streamable HTTP)
 if HAVE_HTTP
 FUZZ_TARGETS += tests/fuzz/fuzz_jwt
@@ -65,6 +65,10 @@ tests_fuzz_fuzz_edits_LDADD = libhermes_verbs.la $(fuzz_core_libs)
 tests_fuzz_fuzz_patch_SOURCES = tests/fuzz/fuzz_patch.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_patch_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/patch"'
 tests_fuzz_fuzz_patch_LDADD = libhermes_fs.la $(fuzz_core_libs)
+# what a language server sends the code.* verbs' client: framing, messages, URIs, positions
+tests_fuzz_fuzz_lsp_SOURCES = tests/fuzz/fuzz_lsp.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_lsp_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/lsp"'
+tests_fuzz_fuzz_lsp_LDADD = libhermes_lsp.la libhermes_proc.la libhermes_fs.la $(fuzz_core_libs)
 
 if FUZZING
 noinst_PROGRAMS += $(FUZZ_TARGETS)
@@ -82,6 +86,7 @@ tests_fuzz_fuzz_patch_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_jwt_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_base64_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_image_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_lsp_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -101,6 +106,7 @@ tests_fuzz_fuzz_patch_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_jwt_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_base64_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_image_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_lsp_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1

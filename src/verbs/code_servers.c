@@ -1,0 +1,133 @@
+/* verbs/code_servers.c: code.servers (the language servers Hermes knows and how they are) and
+ * code.diagnostics (a file's errors and warnings, once its server has analysed its text). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs/lines.h"
+#include "verbs/code.h"
+#include "verbs/handlers.h"
+#include "verbs/state.h"
+
+static char **split_languages(const char *list, size_t *count)
+{
+	size_t n = 1;
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	char **out = calloc(n, sizeof *out);
+	*count = 0;
+	if (!out)
+		return NULL;
+	const char *p = list;
+	for (size_t i = 0; i < n; i++) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		out[(*count)++] = strndup(p, len);
+		p += len + 1;
+	}
+	return out;
+}
+
+void hermes_verb_code_servers(const hermes_call_t *call, const void *args_, void *result_)
+{
+	(void)args_;
+	hermes_code_servers_result_t *result = result_;
+	const hermes_verbs_state_t *state = call->state;
+	hermes_lsp_server_info_t *list = NULL;
+	size_t n = 0;
+	if (!state || !state->lsp || hermes_lsp_pool_list(state->lsp, call->host, &list, &n) < 0 ||
+	    !(result->servers = calloc(n ? n : 1, sizeof *result->servers))) {
+		free(list);
+		hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const hermes_lsp_server_info_t *e = &list[i];
+		hermes_code_server_t *s = &result->servers[i];
+		s->name = strdup(e->name);
+		s->command = strdup(e->command);
+		s->languages = split_languages(e->languages, &s->languages_count);
+		s->installed = e->found[0] != '\0';
+		s->install = strdup(e->install);
+		s->state = strdup(!e->started ? "stopped" : e->info.running ? "running" : "ended");
+		s->restarts = e->restarts;
+		if (e->info.last_error[0])
+			s->last_error = strdup(e->info.last_error);
+		if (e->started) {
+			s->root = strdup(e->root);
+			s->has_pid = true;
+			s->pid = e->info.pid;
+			s->requests = e->info.requests;
+			if (e->info.name[0])
+				s->server_name = strdup(e->info.name);
+			if (e->info.version[0])
+				s->version = strdup(e->info.version);
+			if (e->info.stderr_tail[0])
+				s->stderr_tail = hermes_text_lossy(e->info.stderr_tail);
+		}
+	}
+	result->servers_count = n;
+	free(list);
+}
+
+static const char *severity_name(const hermes_json_t *d)
+{
+	int64_t s = 1;
+	hermes_json_integer(hermes_json_member(d, "severity"), 1, 4, &s);
+	static const char *const names[] = {"error", "warning", "information", "hint"};
+	return names[s - 1];
+}
+
+void hermes_verb_code_diagnostics(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_code_diagnostics_args_t *args = args_;
+	hermes_code_diagnostics_result_t *result = result_;
+	hermes_code_ctx_t ctx;
+	hermes_code_file_t *f = NULL;
+	if (hermes_code_begin(&ctx, call, result, args->path, NULL))
+		f = hermes_code_open(&ctx, args->path);
+	char *text = f ? hermes_lsp_diagnostics(ctx.client, f->uri, args->wait_seconds * 1000,
+	                                        call->cancel) : NULL;
+	hermes_json_doc_t *doc = NULL;
+	size_t end;
+	if (f && !text) {
+		if (hermes_cancel_requested(call->cancel)) {
+			hermes_result_fail(result, HERMES_E_CANCELLED, "code.diagnostics was cancelled");
+		} else if (!hermes_lsp_client_alive(ctx.client)) {
+			hermes_error_t err = {0};
+			hermes_lsp_dead_error(ctx.client, &err);
+			hermes_result_fail(result, HERMES_E_UNAVAILABLE, "%s", err.message);
+		} else {
+			result->settled = false;
+			result->diagnostics = calloc(1, sizeof *result->diagnostics);
+		}
+	} else if (f && hermes_json_parse(text, strlen(text), 64, &doc, &end, NULL) == 0) {
+		const hermes_json_t *arr = hermes_json_root(doc);
+		result->settled = true;
+		result->diagnostics = calloc(arr->count ? arr->count : 1, sizeof *result->diagnostics);
+		for (const hermes_json_t *d = arr->child; result->diagnostics && d; d = d->next) {
+			int64_t r[4];
+			const hermes_json_t *msg = hermes_json_member(d, "message");
+			if (!hermes_code_range(hermes_json_member(d, "range"), r) || !msg ||
+			    msg->type != HERMES_JSON_STRING)
+				continue;
+			hermes_code_diagnostic_t *o = &result->diagnostics[result->diagnostics_count++];
+			o->severity = strdup(severity_name(d));
+			hermes_code_to_hermes(f, r[0], r[1], &o->line, &o->column);
+			hermes_code_to_hermes(f, r[2], r[3], &o->end_line, &o->end_column);
+			o->message = hermes_text_lossy_n(msg->str, msg->len);
+			const hermes_json_t *code = hermes_json_member(d, "code");
+			if (code && (code->type == HERMES_JSON_STRING || code->type == HERMES_JSON_NUMBER))
+				o->code = hermes_text_lossy_n(code->str, code->len);
+			const hermes_json_t *src = hermes_json_member(d, "source");
+			if (src && src->type == HERMES_JSON_STRING)
+				o->source = hermes_text_lossy_n(src->str, src->len);
+		}
+	}
+	if (f && result->common.succeeded && !result->diagnostics)
+		hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
+	hermes_json_doc_free(doc);
+	free(text);
+	hermes_code_end(&ctx);
+}

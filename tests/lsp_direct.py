@@ -1,0 +1,90 @@
+# tests/lsp_direct.py: a small LSP client of the tests' own, that drives a language server
+# (clangd, pyright) straight, as an editor would, so that the code.* verbs' answers can be checked
+# against the server's own.
+import json
+import os
+import subprocess
+import time
+
+from server_lib import check
+
+
+class Direct:
+    """A language server driven straight, as an editor would: the answers Hermes' must equal."""
+
+    def __init__(self, command, root, language_id):
+        self.root = root
+        self.language_id = language_id
+        self.p = subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+        self.active = 0
+        self.seen = False
+        self.request("initialize", {"processId": os.getpid(), "rootUri": "file://" + root,
+                                    "capabilities": {"window": {"workDoneProgress": True}}})
+        self.notify("initialized", {})
+
+    def send(self, msg):
+        body = json.dumps(msg).encode()
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+
+    def read(self):
+        length = None
+        while True:
+            line = self.p.stdout.readline()
+            check(line, "clangd ended")
+            if line == b"\r\n":
+                break
+            k, v = line.decode().split(":", 1)
+            if k.lower() == "content-length":
+                length = int(v)
+        msg = json.loads(self.p.stdout.read(length))
+        if msg.get("method") == "workspace/configuration":
+            self.send({"jsonrpc": "2.0", "id": msg["id"],
+                       "result": [None] * len(msg["params"]["items"])})
+        elif "method" in msg and "id" in msg:
+            self.send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+        elif msg.get("method") == "$/progress":
+            kind = msg["params"]["value"].get("kind")
+            self.active += kind == "begin"
+            self.active -= kind == "end"
+            self.seen = True
+        return msg
+
+    def notify(self, method, params):
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method, params):
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            msg = self.read()
+            if msg.get("id") == self.next_id and "method" not in msg:
+                return msg["result"]
+
+    def open(self, rel):
+        text = open(os.path.join(self.root, rel), encoding="utf-8").read()
+        self.notify("textDocument/didOpen", {"textDocument": {
+            "uri": "file://" + os.path.join(self.root, rel), "languageId": self.language_id,
+            "version": 1,
+            "text": text}})
+
+    def settle(self, rel, progress=True):
+        """Waits for the server's work (clangd: its background index) to be done: its progress
+        to end, after an outline of rel (without progress: just the outline)."""
+        deadline = time.monotonic() + 120
+        self.request("textDocument/documentSymbol", {"textDocument": {
+            "uri": "file://" + os.path.join(self.root, rel)}})
+        while progress and (self.active or not self.seen) and time.monotonic() < deadline:
+            self.read()
+
+    def close(self):
+        self.p.kill()
+        self.p.wait()
+
+    def at(self, method, rel, line, col, extra=None):
+        params = {"textDocument": {"uri": "file://" + os.path.join(self.root, rel)},
+                  "position": {"line": line - 1, "character": col - 1}}
+        params.update(extra or {})
+        return self.request(method, params)
