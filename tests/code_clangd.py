@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-from lsp_direct import Direct
+from lsp_direct import Direct, find_position, hermes_loc, lsp_loc, succeeded
 from server_lib import Server, check, expect_result, run_tests
 
 CLANGD = shutil.which("clangd")
@@ -43,29 +43,14 @@ def make_workspace():
 
 
 def loc(l):
-    """An LSP location of an ASCII file as Hermes gives it."""
-    path = l["uri"][len("file://"):]
-    rel = os.path.relpath(path, WS) if path.startswith(WS + "/") else path
-    r = l["range"]
-    return (rel, r["start"]["line"] + 1, r["start"]["character"] + 1, r["end"]["line"] + 1,
-            r["end"]["character"] + 1)
-
-
-def hloc(l):
-    return (l["path"], l["line"], l["column"], l["endLine"], l["endColumn"])
+    return lsp_loc(l, WS)
 
 
 def position(rel, text):
-    """1-based line and column of the first occurrence of text in the file."""
-    for n, line in enumerate(open(os.path.join(WS, rel), encoding="utf-8"), 1):
-        if text in line:
-            return n, line.index(text) + 1
-    raise AssertionError("%s not in %s" % (text, rel))
+    return find_position(WS, rel, text)
 
 
-def ok(r):
-    check(r.get("succeeded") is True, r)
-    return r
+hloc, ok = hermes_loc, succeeded
 
 
 def hermes():
@@ -139,7 +124,7 @@ def test_outline_and_workspace_symbols():
         r = call(s, "code.symbols", {"path": "src/lsp/uri.c", "includeBody": True})
         names = [x["namePath"] for x in r["symbols"]]
         check(names == ["hermes_lsp_uri_append", "hexval", "hermes_lsp_uri_path", "seq_len",
-                        "hermes_lsp_u16_to_chars", "hermes_lsp_chars_to_u16"], names)
+                        "hermes_lsp_u16_to_chars", "hermes_lsp_chars_to_u16", "hermes_lsp_offset_of"], names)
         f = r["symbols"][1]
         check(f["kind"] == "function" and f["body"].startswith("static int hexval(char c)\n{"), f)
         check((f["line"], f["column"]) == position("src/lsp/uri.c", "hexval(char c)"), f)

@@ -8,7 +8,7 @@ import shutil
 import sys
 import tempfile
 
-from lsp_direct import Direct
+from lsp_direct import Direct, find_position, hermes_loc, lsp_loc, succeeded
 from server_lib import Server, check, expect_result, run_tests
 
 PYRIGHT_DIR = os.environ.get("LSP_PYRIGHT_DIR",
@@ -23,27 +23,14 @@ FILE = "jwt/api_jwt.py"
 
 
 def loc(l):
-    path = l["uri"][len("file://"):]
-    rel = os.path.relpath(path, WS) if path.startswith(WS + "/") else path
-    r = l["range"]
-    return (rel, r["start"]["line"] + 1, r["start"]["character"] + 1, r["end"]["line"] + 1,
-            r["end"]["character"] + 1)
-
-
-def hloc(l):
-    return (l["path"], l["line"], l["column"], l["endLine"], l["endColumn"])
+    return lsp_loc(l, WS)
 
 
 def position(rel, text):
-    for n, line in enumerate(open(os.path.join(WS, rel), encoding="utf-8"), 1):
-        if text in line:
-            return n, line.index(text) + 1
-    raise AssertionError("%s not in %s" % (text, rel))
+    return find_position(WS, rel, text)
 
 
-def ok(r):
-    check(r.get("succeeded") is True, r)
-    return r
+hloc, ok = hermes_loc, succeeded
 
 
 def hermes():

@@ -9,6 +9,34 @@ import time
 from server_lib import check
 
 
+
+def lsp_loc(l, ws):
+    """An LSP location as Hermes gives it: (workspace-relative path, 1-based line and column of
+    its start and end; columns as characters, which equal UTF-16 units in ASCII files)."""
+    path = l["uri"][len("file://"):]
+    rel = os.path.relpath(path, ws) if path.startswith(ws + "/") else path
+    r = l["range"]
+    return (rel, r["start"]["line"] + 1, r["start"]["character"] + 1, r["end"]["line"] + 1,
+            r["end"]["character"] + 1)
+
+
+def hermes_loc(l):
+    return (l["path"], l["line"], l["column"], l["endLine"], l["endColumn"])
+
+
+def find_position(ws, rel, text):
+    """1-based line and column of the first occurrence of text in the file."""
+    for n, line in enumerate(open(os.path.join(ws, rel), encoding="utf-8"), 1):
+        if text in line:
+            return n, line.index(text) + 1
+    raise AssertionError("%s not in %s" % (text, rel))
+
+
+def succeeded(r):
+    check(r.get("succeeded") is True, r)
+    return r
+
+
 class Direct:
     """A language server driven straight, as an editor would: the answers Hermes' must equal."""
 

@@ -38,36 +38,7 @@ struct hermes_history {
 /* .hermes/history, opened O_RDONLY (created, with .hermes, if create). */
 static int open_root(const hermes_ws_t *ws, bool create, int *fd)
 {
-	hermes_ws_loc_t loc;
-	int rc = 0;
-	if (create)
-		rc = hermes_journal_make_hermes_dir(ws);
-	if (rc == 0)
-		rc = hermes_ws_locate(ws, ".hermes/history/.keep", create ? HERMES_WS_MKDIRS : 0, &loc);
-	if (rc)
-		return rc;
-	*fd = openat(loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	rc = *fd < 0 ? -errno : 0;
-	hermes_ws_loc_close(&loc);
-	return rc;
-}
-
-static void remove_dir(int root_fd, const char *name)
-{
-	int fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0) {
-		DIR *d = fdopendir(fd);
-		if (d) {
-			struct dirent *e;
-			while ((e = readdir(d)) != NULL)
-				if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-					unlinkat(dirfd(d), e->d_name, 0);
-			closedir(d);
-		} else {
-			close(fd);
-		}
-	}
-	unlinkat(root_fd, name, AT_REMOVEDIR);
+	return hermes_journal_open_dir(ws, ".hermes/history/.keep", create, fd);
 }
 
 hermes_history_t *hermes_history_start(const hermes_ws_t *ws, const char *verb)
@@ -298,7 +269,7 @@ static void prune(int root_fd, bool sizes)
 		if (sizes || i >= HERMES_HISTORY_MAX_CHANGES)
 			bytes += dir_bytes(root_fd, ids[i]);
 		if (i > 0 && (i >= HERMES_HISTORY_MAX_CHANGES || bytes > HERMES_HISTORY_MAX_BYTES))
-			remove_dir(root_fd, ids[i]);
+			hermes_journal_remove_flat_dir(root_fd, ids[i]);
 	}
 	free_ids(ids, n);
 	int fd = openat(root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -314,7 +285,7 @@ static void prune(int root_fd, bool sizes)
 			continue;
 		long pid = strtol(e->d_name + 2, NULL, 10);
 		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-			remove_dir(root_fd, e->d_name);
+			hermes_journal_remove_flat_dir(root_fd, e->d_name);
 	}
 	closedir(d);
 }
@@ -363,7 +334,7 @@ void hermes_history_finish(hermes_history_t *h, bool done)
 		flock(h->root_fd, LOCK_UN);
 	}
 	if (!kept)
-		remove_dir(h->root_fd, h->stage);
+		hermes_journal_remove_flat_dir(h->root_fd, h->stage);
 	close(h->dir_fd);
 	close(h->root_fd);
 	for (size_t i = 0; i < h->count; i++)

@@ -109,13 +109,13 @@ int hermes_journal_name_lock(const hermes_ws_t *ws, const char *path, int *fd)
 }
 
 /* .hermes/journal (created with .hermes/.gitignore if create), opened O_RDONLY into *fd. */
-static int open_root(const hermes_ws_t *ws, bool create, int *fd)
+int hermes_journal_open_dir(const hermes_ws_t *ws, const char *keep, bool create, int *fd)
 {
 	hermes_ws_loc_t loc;
 	int rc;
 	if (create && (rc = hermes_journal_make_hermes_dir(ws)) != 0)
 		return rc;
-	rc = hermes_ws_locate(ws, ".hermes/journal/.keep", create ? HERMES_WS_MKDIRS : 0, &loc);
+	rc = hermes_ws_locate(ws, keep, create ? HERMES_WS_MKDIRS : 0, &loc);
 	if (rc)
 		return rc;
 	*fd = openat(loc.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -124,9 +124,12 @@ static int open_root(const hermes_ws_t *ws, bool create, int *fd)
 	return rc;
 }
 
-/* Removes the directory name in root_fd and everything in it (files only: a journal has no
- * subdirectories). */
-static void remove_dir(int root_fd, const char *name)
+static int open_root(const hermes_ws_t *ws, bool create, int *fd)
+{
+	return hermes_journal_open_dir(ws, ".hermes/journal/.keep", create, fd);
+}
+
+void hermes_journal_remove_flat_dir(int root_fd, const char *name)
 {
 	int fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0) {
@@ -279,7 +282,7 @@ void hermes_journal_end(hermes_journal_t *j, bool done)
 				fsync_dir(j->root_fd);
 			}
 		}
-		remove_dir(j->root_fd, j->name);
+		hermes_journal_remove_flat_dir(j->root_fd, j->name);
 	}
 	if (j->lock_fd >= 0)
 		close(j->lock_fd);
@@ -600,7 +603,7 @@ static int recover_one(const hermes_ws_t *ws, int root_fd, const char *name, her
 	j.root_fd = dup(root_fd);
 	if (j.root_fd < 0) {
 		j.name[0] = '\0';
-		remove_dir(root_fd, name);
+		hermes_journal_remove_flat_dir(root_fd, name);
 	}
 	hermes_journal_end(&j, false);
 	return 0;
@@ -663,7 +666,7 @@ int hermes_journal_recover(const hermes_ws_t *ws, hermes_error_t *err)
 		} else if (process_gone(name) && !held(root_fd, name)) {
 			if (name[0] == 't')
 				remove_temps(ws, root_fd, name);
-			remove_dir(root_fd, name); /* nothing touched yet, or all done */
+			hermes_journal_remove_flat_dir(root_fd, name); /* nothing touched yet, or all done */
 		}
 	}
 	closedir(d);

@@ -47,6 +47,11 @@ typedef struct hermes_journal {
 /* Creates .hermes (with a .gitignore that keeps it out of git) if it is missing. 0 or an error
  * code. */
 int hermes_journal_make_hermes_dir(const hermes_ws_t *ws);
+/* Opens the directory of keep (".hermes/journal/.keep": the file need not exist) beneath the
+ * workspace root, making .hermes and the directory first if create. 0 with *fd, or -errno. */
+int hermes_journal_open_dir(const hermes_ws_t *ws, const char *keep, bool create, int *fd);
+/* Removes the directory name in root_fd and the files in it (it holds no directories). */
+void hermes_journal_remove_flat_dir(int root_fd, const char *name);
 
 /* The lock of a file that does not exist yet (commit.h): one of 256 files .hermes/locks/<hh>, by
  * a hash of its canonical path, opened into *fd (created, with .hermes, if need be). Two commits

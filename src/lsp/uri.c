@@ -103,3 +103,22 @@ int64_t hermes_lsp_chars_to_u16(const char *line, size_t len, int64_t chars)
 	}
 	return units;
 }
+
+ssize_t hermes_lsp_offset_of(const char *text, size_t len, int64_t line, int64_t u16)
+{
+	size_t pos = 0;
+	for (int64_t i = 0; i < line; i++) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		if (!nl)
+			return -1;
+		pos = (size_t)(nl - text) + 1;
+	}
+	int64_t units = 0;
+	while (pos < len && text[pos] != '\n' && units < u16) {
+		unsigned char b = (unsigned char)text[pos];
+		size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+		units += n == 4 ? 2 : 1;
+		pos += n;
+	}
+	return pos > len ? (ssize_t)len : (ssize_t)pos;
+}

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/buf.h"
 
@@ -22,5 +23,8 @@ int64_t hermes_lsp_u16_to_chars(const char *line, size_t len, int64_t u16);
 
 /* The UTF-16 offset of the 0-based character index chars in line[0..len). */
 int64_t hermes_lsp_chars_to_u16(const char *line, size_t len, int64_t chars);
+/* The byte offset in text[0..len) of LSP position (line from 0, u16: UTF-16 units into it); at
+ * most the line's end; -1 if the line is past the end of the text. */
+ssize_t hermes_lsp_offset_of(const char *text, size_t len, int64_t line, int64_t u16);
 
 #endif

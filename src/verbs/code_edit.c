@@ -25,25 +25,6 @@ typedef struct edit_ctx {
 	bool changed;                    /* out: the file was not the text the outline came from */
 } edit_ctx_t;
 
-/* Byte offset of LSP (line, u16) in text[0..len); -1 past the end. */
-static ssize_t offset_of(const char *text, size_t len, int64_t line, int64_t u16)
-{
-	size_t pos = 0;
-	for (int64_t i = 0; i < line; i++) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		if (!nl)
-			return -1;
-		pos = (size_t)(nl - text) + 1;
-	}
-	int64_t units = 0;
-	while (pos < len && text[pos] != '\n' && units < u16) {
-		unsigned char b = (unsigned char)text[pos];
-		size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-		units += n == 4 ? 2 : 1;
-		pos += n;
-	}
-	return pos > len ? (ssize_t)len : (ssize_t)pos;
-}
 
 static size_t line_of(const char *text, size_t off)
 {
@@ -69,12 +50,12 @@ static int compute(void *ctx_, hermes_commit_file_t *files, size_t n, hermes_err
 	ssize_t s, e;
 	const int64_t *r = ctx->sym->range;
 	if (ctx->kind == REPLACE) {
-		s = offset_of(t, len, r[0], r[1]);
-		e = offset_of(t, len, r[2], r[3]);
+		s = hermes_lsp_offset_of(t, len, r[0], r[1]);
+		e = hermes_lsp_offset_of(t, len, r[2], r[3]);
 	} else if (ctx->kind == BEFORE) {
-		s = e = offset_of(t, len, r[0], 0);
+		s = e = hermes_lsp_offset_of(t, len, r[0], 0);
 	} else {
-		s = offset_of(t, len, r[2], 0);
+		s = hermes_lsp_offset_of(t, len, r[2], 0);
 		if (s >= 0) {
 			const char *nl = memchr(t + s, '\n', len - (size_t)s);
 			s = nl ? nl - t + 1 : (ssize_t)len;

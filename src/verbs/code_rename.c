@@ -36,25 +36,6 @@ typedef struct rename_ctx {
 	size_t n;
 } rename_ctx_t;
 
-/* The byte offset of LSP position (line, u16) in text; -1 if the line is past the end. */
-static ssize_t offset_of(const char *text, size_t len, int64_t line, int64_t u16)
-{
-	size_t pos = 0;
-	for (int64_t i = 0; i < line; i++) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		if (!nl)
-			return -1;
-		pos = (size_t)(nl - text) + 1;
-	}
-	int64_t units = 0;
-	while (pos < len && text[pos] != '\n' && units < u16) {
-		unsigned char b = (unsigned char)text[pos];
-		size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-		units += n == 4 ? 2 : 1;
-		pos += n;
-	}
-	return pos > len ? (ssize_t)len : (ssize_t)pos;
-}
 
 static int cmp_edit(const void *a_, const void *b_)
 {
@@ -82,8 +63,8 @@ static int compute(void *ctx_, hermes_commit_file_t *files, size_t n, hermes_err
 		size_t at = 0;
 		for (size_t k = 0; k < fe->count; k++) {
 			const edit_t *e = &fe->edits[k];
-			ssize_t s = offset_of(f->old_data, f->old_len, e->r[0], e->r[1]);
-			ssize_t t = offset_of(f->old_data, f->old_len, e->r[2], e->r[3]);
+			ssize_t s = hermes_lsp_offset_of(f->old_data, f->old_len, e->r[0], e->r[1]);
+			ssize_t t = hermes_lsp_offset_of(f->old_data, f->old_len, e->r[2], e->r[3]);
 			if (s < 0 || t < s || (size_t)s < at) {
 				hermes_buf_free(&b);
 				hermes_error_set(err, HERMES_E_CONFLICT, "cannot rename: the language server's "
