@@ -284,23 +284,45 @@ static void supervise(const hermes_spawn_t *s, int rep, pid_t hermes, const herm
 	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0); /* Hermes gone (even by SIGKILL): stop the run */
 	if (getppid() != hermes)
 		_exit(0);
+	/* The program waits at this gate until its pid is reported: one that kills its supervisor
+	 * at once must not leave Hermes without the pid whose status it is to report. */
+	int gate[2];
+	if (pipe2(gate, O_CLOEXEC) != 0) {
+		report(rep, 'E', errno);
+		_exit(0);
+	}
 	pid_t prog = fork();
 	if (prog < 0) {
 		report(rep, 'E', errno);
 		_exit(0);
 	}
-	if (prog == 0)
+	if (prog == 0) {
+		close(gate[1]);
+		char go;
+		ssize_t r;
+		while ((r = read(gate[0], &go, 1)) < 0 && errno == EINTR)
+			;
+		if (r != 1)
+			_exit(127); /* the supervisor died before saying the pid: nothing may run */
+		close(gate[0]);
 		program(s, rep, cg_procs);
+	}
+	close(gate[0]);
 	if (!s->tty)
 		setpgid(prog, prog); /* (a tty's program makes its own session: setpgid would race it) */
 	/* Hold nothing of Hermes's open (its protocol pipes, its files, the program's standard
 	 * input): only the report. Before the pid is reported, since Hermes returns from
 	 * hermes_run_start on it: a program that closes its input must then have no reader left
 	 * (its writer gets EPIPE), whatever the supervisor's scheduling. */
-	if (rep > 0)
-		syscall(SYS_close_range, 0U, (unsigned)rep - 1, 0U);
-	syscall(SYS_close_range, (unsigned)rep + 1, ~0U, 0U);
+	int lo = rep < gate[1] ? rep : gate[1], hi = rep < gate[1] ? gate[1] : rep;
+	if (lo > 0)
+		syscall(SYS_close_range, 0U, (unsigned)lo - 1, 0U);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
+	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
 	report(rep, 'P', (int)prog);
+	(void)!write(gate[1], "g", 1);
+	close(gate[1]);
 
 	sigset_t wanted;
 	sigemptyset(&wanted);
