@@ -51,7 +51,8 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 	int prm = hermes_http_resource_metadata(hs, c, url, method);
 	if (prm >= 0)
 		return prm;
-	if (strcmp(url, ENDPOINT) != 0) {
+	bool files = q->raw_uri != NULL;
+	if (!files && strcmp(url, ENDPOINT) != 0) {
 		snprintf(why, sizeof why, "no MCP endpoint at %.200s (it is " ENDPOINT ")", url);
 		return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST,
 		                                 why, NULL, NULL);
@@ -67,6 +68,8 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 	int refused = hermes_http_authenticate(hs, q, c);
 	if (refused >= 0)
 		return refused;
+	if (files)
+		return hermes_http_files_begin(hs, q, c, method);
 	if (strcmp(method, "DELETE") == 0) {
 		const char *sid = hermes_http_header(c, "Mcp-Session-Id");
 		legacy_t *l = sid ? hermes_http_legacy_find(hs, sid) : NULL;
