@@ -2,7 +2,8 @@
 # by curl: whole files and byte ranges (206, 416), the strong ETag and 304, PUT creating (201)
 # and replacing (204) atomically with If-Match / If-None-Match (412 on a conflict, nothing
 # written), --read-only and a read-only token (403), a wrong token (401), paths outside the
-# workspace, NUL and bad escapes, and a 1 GiB file each way with the server's peak RSS under
+# workspace, NUL and bad escapes, 64 concurrent PUTs naming one version (one wins), a client
+# leaving mid-body (nothing left), and a 1 GiB file each way with the server's peak RSS under
 # 128 MiB. Skipped without curl or where hermes was built without HTTP.
 import hashlib
 import os
@@ -163,6 +164,50 @@ def test_put_create_replace_conflicts():
         os.chmod(os.path.join(h.root, "d/new.bin"), 0o600)
         put(h, "d/new.bin", b"fourth")
         check(os.stat(os.path.join(h.root, "d/new.bin")).st_mode & 0o777 == 0o600, "mode lost")
+
+
+def test_64_concurrent_puts_with_one_version_one_wins():
+    import concurrent.futures
+    with Http() as h:
+        st, hd, _ = put(h, "cas.txt", b"start")
+        v = hd["etag"]
+
+        def one(i):
+            return put(h, "cas.txt", b"writer %d" % i, "-H", "If-Match: " + v)[0]
+        with concurrent.futures.ThreadPoolExecutor(64) as ex:
+            codes = list(ex.map(one, range(64)))
+        check(codes.count(204) == 1 and codes.count(412) == 63, sorted(codes))
+        with open(os.path.join(h.root, "cas.txt"), "rb") as f:
+            check(f.read().startswith(b"writer "), "the winner's content")
+        # without a precondition every one lands, whole, one after the other
+        with concurrent.futures.ThreadPoolExecutor(64) as ex:
+            codes = list(ex.map(lambda i: put(h, "cas.txt", b"%d" % i * 1000)[0], range(64)))
+        check(codes == [204] * 64, codes)
+        with open(os.path.join(h.root, "cas.txt"), "rb") as f:
+            got = f.read()
+        check(len(set(got.decode())) >= 1 and got == got[:len(got) // 1000] * 1000, got[:40])
+        left = sorted(n for n in os.listdir(h.root) if n not in (".hermes", ".stderr"))
+        check(left == ["cas.txt"], left)  # no temporary file left
+
+
+def test_a_client_leaving_mid_body_leaves_nothing():
+    import socket
+    import time
+    with Http() as h:
+        host, port = h.hostport.rsplit(":", 1)
+        s = socket.create_connection((host, int(port)))
+        s.sendall(b"PUT /files/half.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"
+                  + b"x" * 100000)
+        time.sleep(0.3)
+        check(not os.path.exists(os.path.join(h.root, "half.bin")), "half a body is visible")
+        s.close()
+        deadline = time.monotonic() + 5
+        def left_over():
+            return [n for n in os.listdir(h.root) if n not in (".hermes", ".stderr")]
+        while time.monotonic() < deadline and left_over():
+            time.sleep(0.05)
+        left = left_over()
+        check(left == [], left)
 
 
 def test_rights():
