@@ -210,6 +210,22 @@ def test_a_client_leaving_mid_body_leaves_nothing():
         check(left == [], left)
 
 
+def test_slow_transfers_outlast_the_request_timeout():
+    # --http-timeout bounds how long a request takes to arrive; a transfer that keeps moving
+    # outlasts it either way (only a stalled one is cut)
+    with Http(args=["--http-timeout=2"]) as h:
+        data = os.urandom(300000)
+        big = os.urandom(24 << 20)  # more than the socket buffers hold: the server keeps sending
+        with open(os.path.join(h.root, "slow.bin"), "wb") as f:
+            f.write(big)
+        st, hd, body = curl(h, "slow.bin", "--limit-rate", "5M")
+        check(st == 200 and body == big, (st, len(body)))
+        st, hd, body = put(h, "up.bin", data, "--limit-rate", "100k")
+        check(st == 201, (st, body))
+        with open(os.path.join(h.root, "up.bin"), "rb") as f:
+            check(f.read() == data, "the slow upload's content")
+
+
 def test_rights():
     with Http(args=["--read-only"]) as h:
         with open(os.path.join(h.root, "a"), "w") as f:

@@ -75,7 +75,7 @@ static int check_right(http_server_t *hs, hreq_t *q, struct MHD_Connection *c, c
 	char why[256];
 	const hermes_verb_desc_t *d = hermes_verb_desc_find(verb);
 	if (d == NULL)
-		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the verb table lacks fs.readFile", NULL);
+		return refuse(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "the verb table lacks the verb", NULL);
 	if (!hermes_config_allows(hermes_executor_config(hs->sopts.executor), d)) {
 		snprintf(why, sizeof why, "this server does not allow %s (%s is refused by its policy: "
 		         "--read-only, --allow, --deny)", what, verb);
@@ -93,7 +93,6 @@ static int check_right(http_server_t *hs, hreq_t *q, struct MHD_Connection *c, c
 
 static enum MHD_Result serve_get(hreq_t *q, struct MHD_Connection *c, const char *path)
 {
-	(void)q;
 	const hermes_ws_t *ws = hermes_executor_host(q->hs->sopts.executor);
 	int fd = -1;
 	int rc = hermes_ws_open_path(ws, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, &fd);
@@ -149,8 +148,12 @@ static enum MHD_Result serve_get(hreq_t *q, struct MHD_Connection *c, const char
 		         off, off + len - 1, size);
 		MHD_add_response_header(resp, "Content-Range", content_range);
 	}
-	/* a large file to a slow reader: the idle timeout alone bounds it */
-	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)q->hs->timeout);
+	/* the request has arrived: a large file to a slow reader is bounded by the idle timeout
+	 * alone, not by the reaper's time for a request to arrive */
+	pthread_mutex_lock(&q->hs->lock);
+	if (q->conn)
+		q->conn->reading_since.tv_sec = q->conn->reading_since.tv_nsec = 0;
+	pthread_mutex_unlock(&q->hs->lock);
 	enum MHD_Result ok = MHD_queue_response(c, r > 0 ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK,
 	                                        resp);
 	MHD_destroy_response(resp);
