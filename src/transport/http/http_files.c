@@ -81,6 +81,10 @@ static int check_right(http_server_t *hs, hreq_t *q, struct MHD_Connection *c, c
 		         "--read-only, --allow, --deny)", what, verb);
 		return refuse(c, MHD_HTTP_FORBIDDEN, why, NULL);
 	}
+	/* an OAuth token lacking the scope: 403 insufficient_scope, as for a tool call */
+	int r = hermes_http_check_scope(hs, q, c, verb);
+	if (r >= 0)
+		return r;
 	if (!hermes_rights_allow(q->rights, d)) {
 		snprintf(why, sizeof why, "the credential may not %s (it may not call %s%s)", what, verb,
 		         q->rights->read_only ? ": it is read-only" : "");
