@@ -1,7 +1,8 @@
 /* transport/http/http_check.h: the decisions of the Streamable HTTP transport that need no socket:
  * whether an Origin may call, whether a bearer token is the right one (in constant time), whether
  * the headers that mirror the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) agree with it, and
- * which HTTP status a JSON-RPC error gets. Pure functions of their arguments, fuzzed with the rest
+ * which HTTP status a JSON-RPC error gets; and the parsers of raw transfers (a /files/ path,
+ * Range, entity tags: tests/fuzz/fuzz_range.c). Pure functions of their arguments, fuzzed with the rest
  * of the request path (tests/fuzz/fuzz_http.c). */
 #ifndef HERMES_SERVER_HTTP_CHECK_H
 #define HERMES_SERVER_HTTP_CHECK_H

@@ -1,5 +1,6 @@
 /* transport/http/http_headers.c: the checks a request passes once its headers are in (see
- * http_server.h): the endpoint (and OAuth's metadata), Origin, the credential (http_auth.c), the method (DELETE ends a 2025
+ * http_server.h): the endpoint (and OAuth's metadata), Origin, the credential (http_auth.c), then
+ * /files/ requests handed to http_files.c; the method (DELETE ends a 2025
  * session), Content-Type, Accept and the announced length; and the mirrored headers that must
  * come once. The decisions themselves are
  * http_check.c's where they need no connection. */
