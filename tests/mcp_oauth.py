@@ -4,8 +4,8 @@
 # Resource Metadata; a valid token; then expired, another audience, another issuer, a bad
 # signature, alg none, a foreign key and a missing scope, each refused with its status and
 # nothing run; a key rotation; and the static token file: no OAuth advertised, and each token's
-# rights (read-only, allow=, deny=) in tools/list and tools/call. Skipped, saying so, without
-# node or oidc-provider, or where hermes was built without HTTP.
+# rights (read-only, allow=, deny=) in tools/list and tools/call; GET/PUT /files under a scope.
+# Skipped, saying so, without node or oidc-provider, or where hermes was built without HTTP.
 import base64
 import json
 import os
@@ -159,6 +159,17 @@ def test_oauth_with_a_real_authorization_server():
                   (st, www, body))
             st, r, body = call(h, reader, "proc_run", {"command": "touch", "args": ["ran"]})
             check(st == 403 and 'scope="hermes:exec"' in r.getheader("WWW-Authenticate", ""), st)
+            # raw transfers under the same scopes: the reader GETs, its PUT is insufficient_scope
+            st, r, body = h.post(None, path="/files/made.txt", method="GET",
+                                 headers={"Authorization": "Bearer " + reader})
+            check(st == 200 and body == b"x", (st, body))
+            st, r, body = h.post(b"y", path="/files/made.txt", method="PUT",
+                                 headers={"Authorization": "Bearer " + reader})
+            www = r.getheader("WWW-Authenticate", "")
+            check(st == 403 and 'scope="hermes:write"' in www, (st, www, body))
+            st, r, body = h.post(b"y", path="/files/made.txt", method="PUT",
+                                 headers={"Authorization": "Bearer " + full})
+            check(st == 204, (st, body))
             # tokens a real server would not issue, each refused (401 invalid_token), nothing run
             now = int(time.time())
             good = {"iss": as_.issuer, "aud": AUD, "exp": now + 300, "scope": "hermes:write"}

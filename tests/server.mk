@@ -42,7 +42,8 @@ SERVER_PY_TESTS = \
 	tests/mcp_oauth.py \
 	tests/bytes.py \
 	tests/watch.py \
-	tests/mcp_fleet.py
+	tests/mcp_fleet.py \
+	tests/http_files.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
 # them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
 # through nginx to two hermes upstreams.
@@ -58,8 +59,8 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
 # bench/server.sh for one server figure; bench/lockless_writers.py for the edits lost to a
 # writer that takes no lock, in doc/DESIGN.md; bench/patch/run.py for fs.applyPatch on a corpus
-# of models' mistakes); they ship
+# of models' mistakes; bench/files_transfer.sh for GET/PUT /files against nginx and cat); they ship
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
 	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py \
-	bench/watch_latency.py
+	bench/watch_latency.py bench/files_transfer.sh

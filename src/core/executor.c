@@ -160,6 +160,11 @@ const char *hermes_executor_root(const hermes_executor_t *ex)
 	return ex->root;
 }
 
+void *hermes_executor_host(const hermes_executor_t *ex)
+{
+	return ex->host;
+}
+
 const hermes_config_t *hermes_executor_config(const hermes_executor_t *ex)
 {
 	return &ex->config;

@@ -48,6 +48,11 @@ const hermes_verb_desc_t *hermes_executor_find(const hermes_executor_t *executor
  * freed with the last executor that shares it. */
 void hermes_executor_share_state(hermes_executor_t *to, const hermes_executor_t *from);
 
+/* The registrant's state every handler gets as call->host (src/verbs: the workspace, a
+ * hermes_ws_t), borrowed: a transport that reaches files without a verb (HTTP /files) confines
+ * them by the same wall. */
+void *hermes_executor_host(const hermes_executor_t *executor);
+
 /* The settings in force (defaults filled in). */
 const hermes_config_t *hermes_executor_config(const hermes_executor_t *executor);
 

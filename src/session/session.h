@@ -11,6 +11,7 @@
  *                   http/http.c (hermes_http_run: Streamable HTTP; setting up, the main loop)
  *                    -> http_request.c (a POST's life: its body, its session, its answer)
  *                    -> http_headers.c (endpoint, Origin, method, types, length)
+ *                    -> http_files.c (GET/PUT /files/PATH: raw transfers of workspace files)
  *                    -> http_auth.c (credentials: the token file's rights, OAuth access tokens)
  *                    -> http_sse.c (an answer streamed as events)
  *                    -> http_channel.c (a request's channel: what comes back, queued; the wait)

@@ -14,6 +14,7 @@ HTTP_SOURCES = \
 	src/transport/http/http_server.h \
 	src/transport/http/http_request.c \
 	src/transport/http/http_headers.c \
+	src/transport/http/http_files.c \
 	src/transport/http/http_sse.c \
 	src/transport/http/http_channel.c \
 	src/transport/http/http_sessions.c \

@@ -5,7 +5,7 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_json tests/fuzz/fuzz_envelope tests/fuzz/fuzz_stream \
 	tests/fuzz/fuzz_framing tests/fuzz/fuzz_server tests/fuzz/fuzz_session tests/fuzz/fuzz_path \
 	tests/fuzz/fuzz_edits tests/fuzz/fuzz_http tests/fuzz/fuzz_patch \
-	tests/fuzz/fuzz_base64 tests/fuzz/fuzz_image tests/fuzz/fuzz_lsp
+	tests/fuzz/fuzz_base64 tests/fuzz/fuzz_image tests/fuzz/fuzz_lsp tests/fuzz/fuzz_range
 # the bearer token and the JWK Set of OAuth (src/auth exists only with Streamable HTTP)
 if HAVE_HTTP
 FUZZ_TARGETS += tests/fuzz/fuzz_jwt
@@ -46,6 +46,10 @@ tests_fuzz_fuzz_jwt_SOURCES = tests/fuzz/fuzz_jwt.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_jwt_CFLAGS = $(fuzz_cflags) $(CRYPTO_CFLAGS) -DFUZZ_CORPORA='"tests/fuzz/corpus/jwt"'
 tests_fuzz_fuzz_jwt_LDADD = libhermes_auth.la $(fuzz_core_libs) $(DLOPEN_LIBS)
 # strict base64 of binary content (fs.writeFile encoding base64): canonical or refused
+# raw transfers' Range, If-Match / If-None-Match and /files/ path parsers (http_check.c)
+tests_fuzz_fuzz_range_SOURCES = tests/fuzz/fuzz_range.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_range_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/range"'
+tests_fuzz_fuzz_range_LDADD = libhermes_server.la $(fuzz_core_libs)
 tests_fuzz_fuzz_base64_SOURCES = tests/fuzz/fuzz_base64.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_base64_CFLAGS = $(fuzz_cflags) -DFUZZ_CORPORA='"tests/fuzz/corpus/base64"'
 tests_fuzz_fuzz_base64_LDADD = $(fuzz_core_libs)
@@ -87,6 +91,7 @@ tests_fuzz_fuzz_jwt_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_base64_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_image_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_lsp_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_range_LDFLAGS = $(fuzz_link_flags)
 # BUILT_SOURCES are made only for all, check and install: make them first.
 fuzzers:
 	$(MAKE) $(AM_MAKEFLAGS) $(BUILT_SOURCES)
@@ -107,6 +112,7 @@ tests_fuzz_fuzz_jwt_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_base64_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_image_SOURCES += tests/fuzz/replay.c
 tests_fuzz_fuzz_lsp_SOURCES += tests/fuzz/replay.c
+tests_fuzz_fuzz_range_SOURCES += tests/fuzz/replay.c
 TESTS += $(FUZZ_TARGETS)
 fuzzers:
 	@echo "configure with --enable-fuzzing (and CC=clang) to build the libFuzzer targets" >&2; exit 1

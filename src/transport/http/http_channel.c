@@ -36,6 +36,7 @@ void hermes_http_req_unref(hreq_t *q)
 	}
 	hermes_buf_free(&q->body);
 	free(q->id_text);
+	free(q->raw_uri);
 	hermes_rights_clear(&q->oauth_rights);
 	if (q->efd >= 0)
 		close(q->efd);

@@ -322,3 +322,148 @@ int hermes_http_status_for(int rpc_code)
 		return 400;
 	}
 }
+
+/* ---- raw transfers ------------------------------------------------------------------------ */
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int hermes_http_files_path(const char *uri, const char *prefix, char **out, char *why, size_t n)
+{
+	size_t pl = strlen(prefix);
+	if (uri == NULL || strncmp(uri, prefix, pl) != 0) {
+		snprintf(why, n, "the path does not begin with %s", prefix);
+		return -1;
+	}
+	const char *p = uri + pl;
+	size_t len = strcspn(p, "?#");
+	if (len == 0) {
+		snprintf(why, n, "no file named after %s", prefix);
+		return -1;
+	}
+	char *s = malloc(len + 1);
+	if (s == NULL) {
+		snprintf(why, n, "out of memory");
+		return -1;
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c == '%') {
+			if (i + 2 >= len || hex_value(p[i + 1]) < 0 || hex_value(p[i + 2]) < 0) {
+				snprintf(why, n, "a bad percent escape at byte %zu of the path", i);
+				free(s);
+				return -1;
+			}
+			c = (unsigned char)(hex_value(p[i + 1]) * 16 + hex_value(p[i + 2]));
+			i += 2;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(why, n, "the path holds a %s (byte %zu)", c ? "control character" : "NUL",
+			         i);
+			free(s);
+			return -1;
+		}
+		s[j++] = (char)c;
+	}
+	s[j] = '\0';
+	*out = s;
+	return 0;
+}
+
+/* A decimal number of at most 19 digits at *p (spaces before it skipped); -1 if none. */
+static int64_t range_number(const char **p)
+{
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	int64_t v = 0;
+	int digits = 0;
+	while (**p >= '0' && **p <= '9') {
+		if (++digits > 18)
+			return -1;
+		v = v * 10 + (**p - '0');
+		(*p)++;
+	}
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	return digits ? v : -1;
+}
+
+int hermes_http_range_parse(const char *range, uint64_t size, uint64_t *off, uint64_t *len)
+{
+	if (range == NULL)
+		return 0;
+	while (*range == ' ' || *range == '\t')
+		range++;
+	if (strncasecmp(range, "bytes", 5) != 0)
+		return 0;
+	const char *p = range + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p++ != '=')
+		return 0;
+	int64_t first = range_number(&p);
+	if (*p++ != '-')
+		return 0;
+	int64_t last = range_number(&p);
+	if (*p != '\0')
+		return 0; /* several ranges, or something else: the whole file */
+	if (first < 0) {
+		if (last < 0)
+			return 0;
+		if (last == 0 || size == 0)
+			return -1;
+		uint64_t n = (uint64_t)last < size ? (uint64_t)last : size;
+		*off = size - n;
+		*len = n;
+		return 1;
+	}
+	if (last >= 0 && last < first)
+		return 0; /* invalid: ignored */
+	if ((uint64_t)first >= size)
+		return -1;
+	uint64_t end = last < 0 || (uint64_t)last >= size ? size - 1 : (uint64_t)last;
+	*off = (uint64_t)first;
+	*len = end - (uint64_t)first + 1;
+	return 1;
+}
+
+bool hermes_http_etag_match(const char *header, const char *etag, bool exists, bool weak)
+{
+	if (header == NULL)
+		return false;
+	size_t el = strlen(etag);
+	const char *p = header;
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == '\0')
+			break;
+		size_t tl = strcspn(p, ",");
+		size_t t = tl;
+		while (t > 0 && (p[t - 1] == ' ' || p[t - 1] == '\t'))
+			t--;
+		const char *tag = p;
+		if (t == 1 && tag[0] == '*') {
+			if (exists)
+				return true;
+		} else {
+			if (weak && t >= 2 && tag[0] == 'W' && tag[1] == '/') {
+				tag += 2;
+				t -= 2;
+			}
+			if (exists && t == el && memcmp(tag, etag, el) == 0)
+				return true;
+		}
+		p += tl;
+	}
+	return false;
+}

@@ -1,13 +1,15 @@
 /* transport/http/http_check.h: the decisions of the Streamable HTTP transport that need no socket:
  * whether an Origin may call, whether a bearer token is the right one (in constant time), whether
  * the headers that mirror the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name) agree with it, and
- * which HTTP status a JSON-RPC error gets. Pure functions of their arguments, fuzzed with the rest
+ * which HTTP status a JSON-RPC error gets; and the parsers of raw transfers (a /files/ path,
+ * Range, entity tags: tests/fuzz/fuzz_range.c). Pure functions of their arguments, fuzzed with the rest
  * of the request path (tests/fuzz/fuzz_http.c). */
 #ifndef HERMES_SERVER_HTTP_CHECK_H
 #define HERMES_SERVER_HTTP_CHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/json.h"
 
@@ -56,5 +58,25 @@ int hermes_http_status_for(int rpc_code);
  * the protocol's error to give); -1 with why ("Header mismatch: ..."). */
 int hermes_http_param_check(const hermes_http_mirror_t *h, const hermes_json_t *params, char *why,
                             size_t n);
+
+/* ---- raw transfers (/files/PATH, http_files.c) ------------------------------------------- */
+
+/* The workspace path of a /files/ request from its raw (still percent-encoded) URI: what follows
+ * prefix up to any '?' or '#', %XX decoded. 0 with *out (malloc'd); -1 with why if it is empty,
+ * has a bad escape, or would decode to a NUL or another control character. */
+int hermes_http_files_path(const char *uri, const char *prefix, char **out, char *why, size_t n);
+
+/* A Range header (RFC 9110 section 14.2) against a file of size bytes. Only one byte range is
+ * served: "bytes=a-b", "bytes=a-" and "bytes=-n" (spaces around the parts allowed). 1: that range,
+ * *off and *len set (b past the end is cut to it, a suffix longer than the file is all of it);
+ * -1: unsatisfiable (a at or past the end, "-0"): 416; 0: no range to honour (absent, another
+ * unit, several ranges, or malformed: the whole file is sent, as the RFC allows). */
+int hermes_http_range_parse(const char *range, uint64_t size, uint64_t *off, uint64_t *len);
+
+/* Whether an If-Match / If-None-Match header value names the entity tag etag (given with its
+ * quotes): "*" matches any existing entity (exists), else one of the comma-separated tags equals
+ * it: exactly (strong comparison, for If-Match), or also as W/"..." when weak (for
+ * If-None-Match). */
+bool hermes_http_etag_match(const char *header, const char *etag, bool exists, bool weak);
 
 #endif

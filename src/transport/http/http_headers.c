@@ -1,5 +1,6 @@
 /* transport/http/http_headers.c: the checks a request passes once its headers are in (see
- * http_server.h): the endpoint (and OAuth's metadata), Origin, the credential (http_auth.c), the method (DELETE ends a 2025
+ * http_server.h): the endpoint (and OAuth's metadata), Origin, the credential (http_auth.c), then
+ * /files/ requests handed to http_files.c; the method (DELETE ends a 2025
  * session), Content-Type, Accept and the announced length; and the mirrored headers that must
  * come once. The decisions themselves are
  * http_check.c's where they need no connection. */
@@ -51,7 +52,8 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 	int prm = hermes_http_resource_metadata(hs, c, url, method);
 	if (prm >= 0)
 		return prm;
-	if (strcmp(url, ENDPOINT) != 0) {
+	bool files = q->raw_uri != NULL;
+	if (!files && strcmp(url, ENDPOINT) != 0) {
 		snprintf(why, sizeof why, "no MCP endpoint at %.200s (it is " ENDPOINT ")", url);
 		return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST,
 		                                 why, NULL, NULL);
@@ -67,6 +69,8 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 	int refused = hermes_http_authenticate(hs, q, c);
 	if (refused >= 0)
 		return refused;
+	if (files)
+		return hermes_http_files_begin(hs, q, c, method);
 	if (strcmp(method, "DELETE") == 0) {
 		const char *sid = hermes_http_header(c, "Mcp-Session-Id");
 		legacy_t *l = sid ? hermes_http_legacy_find(hs, sid) : NULL;

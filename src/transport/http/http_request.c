@@ -226,13 +226,16 @@ done:
  * it has been arriving. */
 void *hermes_http_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
 {
-	(void)uri;
 	http_server_t *hs = cls;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	conn_t *k = ci ? ci->socket_context : NULL;
 	hreq_t *q = hermes_http_req_new(hs, k);
 	if (q == NULL)
 		return NULL;
+	/* libmicrohttpd decodes the URL it hands on, cutting it at a %00: a file's path is read
+	 * from the URI as sent */
+	if (uri && strncmp(uri, FILES_PREFIX, strlen(FILES_PREFIX)) == 0)
+		q->raw_uri = strdup(uri);
 	if (k) {
 		pthread_mutex_lock(&hs->lock);
 		k->req = q;
@@ -258,6 +261,11 @@ enum MHD_Result hermes_http_access_handler(void *cls, struct MHD_Connection *c, 
 		int r = hermes_http_check_headers(hs, q, c, url, method);
 		return r < 0 ? MHD_YES : (enum MHD_Result)r;
 	}
+	if (*upload_size && q->put) {
+		hermes_http_files_upload(q, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
 	if (*upload_size) {
 		if (!q->too_large && q->body.len + *upload_size > hs->max_body) {
 			q->too_large = true;
@@ -274,6 +282,8 @@ enum MHD_Result hermes_http_access_handler(void *cls, struct MHD_Connection *c, 
 		q->conn->reading_since.tv_nsec = 0;
 	}
 	pthread_mutex_unlock(&hs->lock);
+	if (q->put)
+		return hermes_http_files_put_end(q, c);
 	/* a tool may run for long, its stream stay quiet: no idle timeout until it is answered */
 	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
 	if (q->too_large) {
@@ -296,6 +306,7 @@ void hermes_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	/* idle again: the keep-alive timeout applies */
 	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)hs->timeout);
 	*con_cls = NULL;
+	hermes_http_files_done(q);
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && q->answered && !q->stream_done)
 		hermes_http_req_gone(q, q->legacy ? q->legacy->s : hs->modern);
 	pthread_mutex_lock(&hs->lock);

@@ -1,7 +1,7 @@
 /* transport/http/http_server.h: what the files of Streamable HTTP share (not a public header):
  * the server, its connections, a request and its channel, a 2025-era session, and the functions
  * one file gives another. The files, each calling only the ones after it (session/session.h):
- * http.c (hermes_http_run) -> http_request.c -> http_headers.c -> http_auth.c -> http_sse.c
+ * http.c (hermes_http_run) -> http_request.c -> http_headers.c -> http_files.c -> http_auth.c -> http_sse.c
  * -> http_channel.c -> http_sessions.c -> http_respond.c -> http_listen.c. */
 #ifndef HERMES_TRANSPORT_HTTP_SERVER_H
 #define HERMES_TRANSPORT_HTTP_SERVER_H
@@ -23,6 +23,7 @@
 #include "transport/http/mhd_lib.h"
 
 #define ENDPOINT "/mcp"
+#define FILES_PREFIX "/files/"    /* raw transfers of workspace files (http_files.c) */
 #define MAX_LEGACY_SESSIONS 32          /* 2025-era clients at once; the idlest is ended past it */
 #define LEGACY_IDLE_SECONDS (30 * 60)   /* a 2025 session unused this long is ended */
 #define MAX_HEADER_BYTES (64 * 1024)    /* a request's line and headers */
@@ -81,6 +82,8 @@ typedef struct hreq {
 	const hermes_rights_t *rights;  /* what its credential may do (NULL: everything) */
 	hermes_rights_t oauth_rights;   /* an OAuth token's, which rights then points to */
 	bool initialize;                /* a 2025 initialize: the reply names its new session */
+	char *raw_uri;                  /* a /files/ request's URI as sent (percent-encoded) */
+	struct hermes_http_put *put;    /* a PUT of /files/ being received (http_files.c) */
 	/* the SSE stream being written: the message being handed to libmicrohttpd, framed as an
 	 * event on the fly (no copy), and how much of it was handed; it counts in the budget until
 	 * all of it was */
@@ -189,6 +192,20 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
  * that c carries more than once, or NULL: libmicrohttpd's lookup sees only the first copy, so a
  * second one that contradicts the body would otherwise go unseen. */
 const char *hermes_http_doubled_mirror(struct MHD_Connection *c);
+
+/* ---- http_files.c: raw transfers of workspace files (/files/PATH) -------------------------- */
+
+/* A request for FILES_PREFIX (its raw URI in q->raw_uri) once its Origin and credential passed:
+ * a GET or HEAD answered, a refusal queued (MHD_YES/NO), or -1: a PUT whose body may come
+ * (q->put set). */
+int hermes_http_files_begin(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
+                            const char *method);
+/* A piece of a PUT's body: written to its temporary file (a failure is said at the end). */
+void hermes_http_files_upload(hreq_t *q, const char *data, size_t len);
+/* The PUT's body is all in: the file put in place (201, 204) or the refusal queued. */
+enum MHD_Result hermes_http_files_put_end(hreq_t *q, struct MHD_Connection *c);
+/* The request ends: a PUT not put in place leaves nothing behind. */
+void hermes_http_files_done(hreq_t *q);
 
 /* ---- http_sse.c ---------------------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #define HERMES_MHD_FUNCTIONS(X)                                                               \
 	X(MHD_start_daemon) X(MHD_stop_daemon) X(MHD_add_connection)   \
 	X(MHD_create_response_from_buffer) X(MHD_create_response_from_callback)               \
+	X(MHD_create_response_from_fd_at_offset64)               \
 	X(MHD_add_response_header) X(MHD_queue_response) X(MHD_destroy_response)              \
 	X(MHD_lookup_connection_value) X(MHD_get_connection_values)                           \
 	X(MHD_get_connection_info) X(MHD_set_connection_option) X(MHD_get_version)
@@ -36,6 +37,7 @@ bool hermes_mhd_lib_load(char *err, size_t n);
 #define MHD_add_connection hermes_mhd_lib.MHD_add_connection
 #define MHD_create_response_from_buffer hermes_mhd_lib.MHD_create_response_from_buffer
 #define MHD_create_response_from_callback hermes_mhd_lib.MHD_create_response_from_callback
+#define MHD_create_response_from_fd_at_offset64 hermes_mhd_lib.MHD_create_response_from_fd_at_offset64
 #define MHD_add_response_header hermes_mhd_lib.MHD_add_response_header
 #define MHD_queue_response hermes_mhd_lib.MHD_queue_response
 #define MHD_destroy_response hermes_mhd_lib.MHD_destroy_response
