@@ -42,7 +42,8 @@ SERVER_PY_TESTS = \
 	tests/mcp_oauth.py \
 	tests/bytes.py \
 	tests/watch.py \
-	tests/mcp_fleet.py
+	tests/mcp_fleet.py \
+	tests/mcp_socket_activation.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
 # them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
 # through nginx to two hermes upstreams.
