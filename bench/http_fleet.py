@@ -10,12 +10,12 @@
 #   static  one hermes with a static token (--auth-token-file)
 #   oauth   one hermes as an OAuth resource server, every request carrying the same JWT (ES256,
 #           signed here with openssl by a local issuer that serves RFC 8414 metadata and the JWKS)
-# Each round runs every row once, 64 connections then 1 connection, in an order that rotates from
+# Each round runs every row once, 1 connection then 64 connections, in an order that rotates from
 # round to round so that the machine's load falls on all alike; the medians over the rounds are
 # printed, with the server CPU per request (utime+stime of the server processes from /proc, over
 # the 64-connection run): the JWT's cost is oauth's CPU per request less direct's.
 #
-#   bench/http_fleet.py [--rounds N] [--seconds S] [--only ROW,...]
+#   bench/http_fleet.py [--rounds N] [--seconds S] [--only ROW,...] [--perf]
 # HERMES (default ./hermes), CC, MCP_SERVER_DIR (an npm prefix with @modelcontextprotocol/server,
 # default ~/.cache/hermes-mcp-server; the ts row is left out without it or node).
 import argparse
@@ -260,6 +260,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--only", default="direct,fleet,ts,static,oauth")
+    ap.add_argument("--perf", action="store_true",
+                    help="also sample the oauth server with perf during a 64-connection run: the "
+                         "share of its CPU in token checking (libcrypto, hermes_oauth_*, the cache)")
     a = ap.parse_args()
     only = a.only.split(",")
     d = tempfile.mkdtemp(prefix="hermes-bench-fleet.")
@@ -323,17 +326,19 @@ def main():
             check_answer(port, headers)
         names = list(rows)
         res = {n: {"rate": [], "rtt": [], "cpu": []} for n in names}
-        print("%d rounds of %s, %g s per run, 64 then 1 connection; load: %s" % (
+        print("%d rounds of %s, %g s per run, 1 then 64 connections; load: %s" % (
             a.rounds, ", ".join(names), a.seconds, open("/proc/loadavg").read().split()[:3]))
         for r in range(a.rounds):
             order = names[r % len(names):] + names[:r % len(names)]
             for n in order:
                 port, headers, pids = rows[n]
                 counted = [q for p in pids for q in tree(p)]
+                # the round trip first, on a server that the 64 connections' run has not just left
+                _, _, rtt = run_client(client, port, 1, a.seconds, headers)
                 c0 = cpu_seconds(counted)
                 reqs, rate, _ = run_client(client, port, 64, a.seconds, headers)
                 cpu = (cpu_seconds(counted) - c0) / reqs * 1e6
-                _, _, rtt = run_client(client, port, 1, a.seconds, headers)
+                time.sleep(0.5)  # its connections close before the next row starts
                 res[n]["rate"].append(rate)
                 res[n]["rtt"].append(rtt)
                 res[n]["cpu"].append(cpu)
@@ -358,6 +363,24 @@ def main():
                   "request CPU (median of the rounds' differences; goal <= 5%%); per round: %s"
                   % (med["oauth"]["cpu"] - med["direct"]["cpu"], statistics.median(per_round),
                      " ".join("%+.1f%%" % x for x in per_round)))
+        if a.perf and "oauth" in rows and shutil.which("perf"):
+            port, headers, pids = rows["oauth"]
+            data = os.path.join(d, "perf.data")
+            rec = subprocess.Popen(["perf", "record", "-q", "-F", "2999", "-p", str(pids[0]), "-o",
+                                    data, "--", "sleep", str(a.seconds)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            run_client(client, port, 64, a.seconds + 0.5, headers)
+            rec.wait()
+            rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "dso,sym",
+                                  "-g", "none", "--stdio"], capture_output=True, text=True).stdout
+            share = 0.0
+            for line in rep.splitlines():
+                m = re.match(r"\s*([0-9.]+)%\s+(\S+)\s+\[.\]\s+(\S+)", line)
+                if m and ("libcrypto" in m.group(2) or
+                          re.match(r"hermes_(oauth|jwt)|hash_token|cache_(find|put)|set_of", m.group(3))):
+                    share += float(m.group(1))
+            print("perf: token checking (libcrypto, hermes_oauth_verify, the cache of verified "
+                  "tokens) is %.1f%% of the oauth server's samples (goal <= 5%%)" % share)
         if "static" in med and "oauth" in med:
             print("JWT (cached) against a static token: %+.1f us CPU a request"
                   % (med["oauth"]["cpu"] - med["static"]["cpu"]))
