@@ -325,6 +325,9 @@ def main():
         for name, (port, headers, _) in rows.items():
             check_answer(port, headers)
         names = list(rows)
+        # warm-up, not counted: Node's JIT, the servers' thread pools, the token cache
+        for n in names:
+            run_client(client, rows[n][0], 64, 1, rows[n][1])
         res = {n: {"rate": [], "rtt": [], "cpu": []} for n in names}
         print("%d rounds of %s, %g s per run, 1 then 64 connections; load: %s" % (
             a.rounds, ", ".join(names), a.seconds, open("/proc/loadavg").read().split()[:3]))
