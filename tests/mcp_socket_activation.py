@@ -5,7 +5,8 @@
 # test the way systemd does (fd 3, LISTEN_PID, LISTEN_FDS): the first listening stream socket among
 # several is taken, and every bad case (no variables, another pid, a count of 0 or not a number,
 # fd 3 a file, a datagram socket, a connected socket, off loopback without a token) is a clear
-# error, exit 2, before anything is served.
+# error, exit 2, before anything is served. And examples/hermes-mcp.socket and .service pass
+# systemd-analyze verify with the sandboxing directives the README names.
 import http.client
 import json
 import os
@@ -255,6 +256,41 @@ def test_first_listening_stream_socket_of_several():
         check(out.strip() == "fds=unset", ("passed descriptors reached a program", out))
     finally:
         stop(proc)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_example_units_verify():
+    """examples/hermes-mcp.socket and .service pass systemd-analyze verify (ExecStart pointed at
+    this hermes, which must exist for it), and keep the directives the README promises."""
+    analyze = shutil.which("systemd-analyze")
+    if not analyze:
+        print("  systemd-analyze is not installed (apt-get install systemd)")
+        return "skip"
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+    d = tempfile.mkdtemp(prefix="hermes-units.")
+    try:
+        for unit in ("hermes-mcp.socket", "hermes-mcp.service"):
+            with open(os.path.join(src, unit)) as f:
+                text = f.read()
+            if unit.endswith(".service"):
+                check("/usr/local/bin/hermes mcp --listen=systemd" in text, "ExecStart")
+                for directive in ("ProtectSystem=strict", "ReadWritePaths=", "ProtectHome=yes",
+                                  "PrivateTmp=yes", "NoNewPrivileges=yes", "CapabilityBoundingSet=\n",
+                                  "RestrictAddressFamilies=", "SystemCallArchitectures=native",
+                                  "LockPersonality=yes", "RestrictNamespaces=yes", "UMask=0077",
+                                  "MemoryMax=", "TasksMax=", "Delegate=yes"):
+                    check(directive in text, ("missing", directive))
+                check("\nMemoryDenyWriteExecute" not in text, "MemoryDenyWriteExecute breaks PCRE2's JIT")
+                text = text.replace("/usr/local/bin/hermes", os.path.abspath(HERMES))
+            else:
+                check("Accept=no" in text, "Accept=no")
+            with open(os.path.join(d, unit), "w") as f:
+                f.write(text)
+        r = subprocess.run([analyze, "verify", "--man=no", os.path.join(d, "hermes-mcp.socket"),
+                            os.path.join(d, "hermes-mcp.service")], capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 0 and not r.stderr.strip(), ("systemd-analyze verify", r.returncode, r.stderr))
+    finally:
         shutil.rmtree(d, ignore_errors=True)
 
 
