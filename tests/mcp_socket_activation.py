@@ -151,7 +151,7 @@ def test_unix_from_systemd_socket_activate():
         shutil.rmtree(d0, ignore_errors=True)
 
 
-def handed(socks, env=None, extra=(), within=10):
+def handed(socks, env=None, extra=(), within=10, extra_instance=True):
     """Runs hermes with socks as fds 3, 4, ... and LISTEN_PID/LISTEN_FDS as systemd sets them
     (env: overrides, a value None removes the variable). (proc, log path, dir)."""
     d = tempfile.mkdtemp(prefix="hermes-sockfd.")
@@ -175,7 +175,7 @@ def handed(socks, env=None, extra=(), within=10):
     ws = os.path.join(d, "ws")
     os.mkdir(ws)
     proc = subprocess.Popen(["sh", "-c", cmd, "sh", HERMES, "mcp", "--listen=systemd",
-                             "--instance=fd", "--root", ws] + list(extra),
+                             "--root", ws] + (["--instance=fd"] if extra_instance else []) + list(extra),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=open(log, "wb"), preexec_fn=place, close_fds=False)
     return proc, log, d
@@ -254,6 +254,32 @@ def test_first_listening_stream_socket_of_several():
         out = proc_run(conn, os.path.join(d, "ws"), 'echo "fds=${LISTEN_FDS-unset}"; for f in 3 4; do '
                              '[ -e /proc/self/fd/$f ] && echo "open $f"; done; true')
         check(out.strip() == "fds=unset", ("passed descriptors reached a program", out))
+    finally:
+        stop(proc)
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def test_default_instance_names_the_port():
+    """Without --instance, the handles name the host and the passed socket's port."""
+    s = listening()
+    port = s.getsockname()[1]
+    proc, log, d = handed([s], extra_instance=False)
+    try:
+        wait_line(log, "hermes mcp: listening on", proc)
+        s.close()
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "proc_start", "arguments": {"executable": "cat", "waitSeconds": 0},
+                           "_meta": META}}
+        h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+             "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "proc_start"}
+        conn.request("POST", "/mcp", body=json.dumps(body).encode(), headers=h)
+        r = conn.getresponse()
+        raw = r.read().decode()
+        if r.getheader("Content-Type", "").startswith("text/event-stream"):
+            raw = [l[5:] for l in raw.splitlines() if l.startswith("data:")][-1]
+        handle = json.loads(raw)["result"]["structuredContent"]["id"]
+        check(handle.split(".")[0].endswith("-%d" % port), ("the default instance", handle, port))
     finally:
         stop(proc)
         shutil.rmtree(d, ignore_errors=True)
