@@ -203,8 +203,8 @@ def listening(family=socket.AF_INET, addr=("127.0.0.1", 0)):
 
 def test_no_variables():
     s = listening()
-    refused([s], {"LISTEN_PID": None, "LISTEN_FDS": None}, "no socket was passed (LISTEN_FDS and LISTEN_PID are not set")
-    refused([s], {"LISTEN_PID": None}, "LISTEN_FDS and LISTEN_PID are not set")
+    refused([s], {"LISTEN_PID": None, "LISTEN_FDS": None}, "no socket was passed (LISTEN_FDS or LISTEN_PID is not set")
+    refused([s], {"LISTEN_PID": None}, "LISTEN_FDS or LISTEN_PID is not set")
 
 
 def test_another_pid():
@@ -218,6 +218,8 @@ def test_bad_count():
     refused([s], {"LISTEN_FDS": "0"}, "LISTEN_FDS is '0', not a count of 1 or more")
     refused([s], {"LISTEN_FDS": "one"}, "LISTEN_FDS is 'one', not a count of 1 or more")
     refused([s], {"LISTEN_FDS": "-1"}, "LISTEN_FDS is '-1', not a count of 1 or more")
+    # a count past the open files limit is refused at once, not looped over
+    refused([s], {"LISTEN_FDS": "2147483647"}, "LISTEN_FDS is '2147483647', not a count of 1 or more")
 
 
 def test_not_a_listening_stream_socket():

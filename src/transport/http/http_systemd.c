@@ -67,8 +67,8 @@ int hermes_http_listen_systemd(http_server_t *hs, char *url, size_t url_len)
 	long pid = parse_count(pid_s), n = parse_count(fds_s);
 	char why[256];
 	if (fds_s == NULL || pid_s == NULL) {
-		fprintf(stderr, "hermes mcp: --listen=systemd: no socket was passed (LISTEN_FDS and "
-		        "LISTEN_PID are not set: start it from a .socket unit, or with "
+		fprintf(stderr, "hermes mcp: --listen=systemd: no socket was passed (LISTEN_FDS or "
+		        "LISTEN_PID is not set: start it from a .socket unit, or with "
 		        "systemd-socket-activate)\n");
 		return 2;
 	}
@@ -77,9 +77,11 @@ int hermes_http_listen_systemd(http_server_t *hs, char *url, size_t url_len)
 		        "(%ld): the sockets were meant for another\n", pid_s, (long)getpid());
 		return 2;
 	}
-	if (n < 1) {
+	long most = sysconf(_SC_OPEN_MAX);
+	if (n < 1 || (most > 0 && n > most - SD_LISTEN_FDS_START)) {
 		fprintf(stderr, "hermes mcp: --listen=systemd: LISTEN_FDS is '%s', not a count of 1 or "
-		        "more sockets\n", fds_s);
+		        "more sockets (at most %ld, the open files limit less 3)\n", fds_s,
+		        most > 0 ? most - SD_LISTEN_FDS_START : (long)INT_MAX);
 		return 2;
 	}
 	/* children (proc.run, language servers) must not see them as theirs */
