@@ -5,4 +5,5 @@ check_PROGRAMS += examples/embed
 examples_embed_SOURCES = examples/embed.c
 examples_embed_LDADD = libhermes.la
 exampledir = $(docdir)/examples
-dist_example_DATA = examples/embed.c
+# systemd units for `hermes mcp --listen=systemd` (README "Run as a service")
+dist_example_DATA = examples/embed.c examples/hermes-mcp.socket examples/hermes-mcp.service

@@ -43,7 +43,8 @@ SERVER_PY_TESTS = \
 	tests/bytes.py \
 	tests/watch.py \
 	tests/mcp_fleet.py \
-	tests/http_files.py
+	tests/http_files.py \
+	tests/mcp_socket_activation.py
 # Real MCP clients from npm (skipped, saying why, where they are not installed; .ci/run installs
 # them): SDK v1 in the 2025 era, SDK v2 in 2026-07-28, the conformance suite over HTTP, and SDK v2
 # through nginx to two hermes upstreams.
@@ -63,4 +64,4 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
 	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py \
-	bench/watch_latency.py bench/files_transfer.sh
+	bench/watch_latency.py bench/files_transfer.sh bench/http_fleet.py bench/ts_sdk_server.mjs

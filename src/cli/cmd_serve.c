@@ -2,9 +2,12 @@
  * server (hermes mcp is hermes serve speaking the Model Context Protocol from the start). */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -26,7 +29,9 @@ static void help_mcp(void)
 	       "\n"
 	       "Options:\n"
 	       "      --listen=ADDRESS        serve Streamable HTTP at http://ADDRESS/mcp instead:\n"
-	       "                              HOST:PORT, [IPV6]:PORT or unix:PATH (a Unix socket)\n"
+	       "                              HOST:PORT, [IPV6]:PORT, unix:PATH (a Unix socket),\n"
+	       "                              or systemd (the socket systemd socket activation\n"
+	       "                              passes: LISTEN_FDS)\n"
 	       "      --auth-token-file=FILE  require Authorization: Bearer <a token of FILE>: one\n"
 	       "                              per line, each optionally followed by read-only,\n"
 	       "                              allow=GLOBS, deny=GLOBS (needed unless ADDRESS is\n"
@@ -90,6 +95,24 @@ static int pick(const char *v, const char *const *names, size_t n)
 		if (strcmp(v, names[i]) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* --listen=systemd: the TCP port of the first socket systemd passed (fd 3), for the default
+ * instance name; 0 when there is none (the listener says what is wrong with the sockets). */
+static int systemd_port(void)
+{
+	const char *pid = getenv("LISTEN_PID");
+	if (pid == NULL || atol(pid) != (long)getpid() || getenv("LISTEN_FDS") == NULL)
+		return 0;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (getsockname(3, (struct sockaddr *)&ss, &sl) != 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
 }
 
 static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t protocol)
@@ -264,8 +287,10 @@ static int serve(const char *cmd, int argc, char **argv, hermes_protocol_t proto
 	if (!opts.config.instance) {
 		/* the host's name, and the port where there is one: unique among a host's servers */
 		const char *colon = listen && strncmp(listen, "unix:", 5) ? strrchr(listen, ':') : NULL;
-		hermes_instance_default(default_instance, sizeof default_instance,
-		                        colon ? atoi(colon + 1) : 0);
+		int port = colon ? atoi(colon + 1) : 0;
+		if (listen && strcmp(listen, "systemd") == 0)
+			port = systemd_port();
+		hermes_instance_default(default_instance, sizeof default_instance, port);
 		opts.config.instance = default_instance;
 	}
 	if (listen) {

@@ -20,6 +20,7 @@ HTTP_SOURCES = \
 	src/transport/http/http_sessions.c \
 	src/transport/http/http_respond.c \
 	src/transport/http/http_listen.c \
+	src/transport/http/http_systemd.c \
 	src/transport/http/http_auth.c \
 	src/transport/http/mhd_lib.c src/transport/http/mhd_lib.h
 if HAVE_HTTP

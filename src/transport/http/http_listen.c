@@ -1,5 +1,5 @@
 /* transport/http/http_listen.c: the listening socket and the connections (see http_server.h):
- * binding HOST:PORT or unix:PATH (a token required off loopback), accepting while fewer than
+ * binding HOST:PORT or unix:PATH or taking systemd's socket (a token required off loopback), accepting while fewer than
  * --max-connections are open (libmicrohttpd serves what it is handed), the table of open
  * connections, and shutting a connection whose request takes longer than --http-timeout. */
 #include <config.h>
@@ -22,7 +22,7 @@
 #include "rpc/log.h"
 #include "transport/http/http_server.h"
 
-static bool loopback(const struct sockaddr *sa)
+bool hermes_http_loopback(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
 		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
@@ -38,6 +38,8 @@ static bool loopback(const struct sockaddr *sa)
 /* Binds and listens on spec; prints where. 0, or 2 with why said. */
 int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t url_len)
 {
+	if (strcmp(spec, "systemd") == 0)
+		return hermes_http_listen_systemd(hs, url, url_len);
 	if (strncmp(spec, "unix:", 5) == 0) {
 		const char *path = spec + 5;
 		struct sockaddr_un sun = {.sun_family = AF_UNIX};
@@ -102,7 +104,7 @@ int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t
 		fprintf(stderr, "hermes mcp: invalid --listen '%s': %s\n", spec, gai_strerror(e));
 		return 2;
 	}
-	if (!loopback(ai->ai_addr) && !hs->tokens && !hs->oauth) {
+	if (!hermes_http_loopback(ai->ai_addr) && !hs->tokens && !hs->oauth) {
 		fprintf(stderr, "hermes mcp: --listen '%s' is not a loopback address: give bearer tokens "
 		        "with --auth-token-file or --oauth-issuer (or listen on 127.0.0.1 or a Unix socket behind a proxy)\n",
 		        spec);

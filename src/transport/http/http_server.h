@@ -268,8 +268,19 @@ enum MHD_Result hermes_http_respond_empty(struct MHD_Connection *c, unsigned sta
 
 /* ---- http_listen.c: the socket, accepting, the connections --------------------------------- */
 
-/* Binds and listens on spec; url: where, to print. 0, or 2 with why said. */
+/* Binds and listens on spec ("systemd": takes the socket systemd passed); url: where, to print.
+ * 0, or 2 with why said. */
 int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t url_len);
+struct sockaddr;
+/* Whether sa is a loopback address (127/8, ::1, ::ffff:127/104). */
+bool hermes_http_loopback(const struct sockaddr *sa);
+
+/* ---- http_systemd.c ------------------------------------------------------------------------ */
+
+/* Takes the first listening stream socket of LISTEN_FDS (LISTEN_PID must be this process),
+ * unsets the variables, marks every passed descriptor close-on-exec; url: where, to print.
+ * 0 with hs->listen_fd set, or 2 with why said. */
+int hermes_http_listen_systemd(http_server_t *hs, char *url, size_t url_len);
 /* The acceptor thread (arg: hs). */
 void *hermes_http_accept_loop(void *arg);
 /* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION: the table of connections. */
