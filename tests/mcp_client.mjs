@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
-         schemaValidator, watch, httpBuilt, abortStopsProgram } from './mcp_lib.mjs';
+         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages } from './mcp_lib.mjs';
 
 const dir = process.env.MCP_CLIENT_DIR;
 const hermes = process.env.HERMES;
@@ -66,7 +66,7 @@ for (const kind of kinds) {
 				assert.match(t.name, /^[a-zA-Z0-9_-]{1,64}$/);
 				const r = await client.callTool({ name: t.name, arguments: argumentsFor(t) });
 				assert.equal(typeof r.isError, 'boolean', t.name);
-				assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, t.name);
+				assert.deepEqual(textJson(r, t.name), r.structuredContent, t.name);
 				const v = ajv.compile(t.outputSchema);
 				assert.ok(v(r.structuredContent), `${t.name}: ${JSON.stringify(v.errors)}`);
 				if (mustSucceed.includes(t.name))
@@ -97,6 +97,15 @@ for (const kind of kinds) {
 			assert.ok(progress.length >= 3, JSON.stringify(progress));
 			for (let i = 1; i < progress.length; i++)
 				assert.ok(progress[i] > progress[i - 1], JSON.stringify(progress));
+			assert.deepEqual(seen.problems, []);
+			await close();
+		});
+
+		await test(`${label}: images as image blocks, other bytes as resource blobs, valid`, async () => {
+			const ws = workspace();
+			prepare(ws);
+			const { client, seen, close } = await connect(kind, mode, ws);
+			await checkImages(ws, (p) => client.callTool(p));
 			assert.deepEqual(seen.problems, []);
 			await close();
 		});

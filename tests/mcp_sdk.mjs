@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
-         schemaValidator, watch, httpBuilt, abortStopsProgram } from './mcp_lib.mjs';
+         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages } from './mcp_lib.mjs';
 
 const sdkDir = process.env.MCP_SDK_DIR;
 const hermes = process.env.HERMES;
@@ -87,7 +87,7 @@ for (const kind of kinds) {
 			// the SDK validates structuredContent against outputSchema and throws if it does not match
 			const r = await client.callTool({ name: t.name, arguments: argumentsFor(t) });
 			assert.equal(typeof r.isError, 'boolean', t.name);
-			assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, t.name);
+			assert.deepEqual(textJson(r, t.name), r.structuredContent, t.name);
 			if (t.outputSchema) {
 				const v = ajv.compile(t.outputSchema);
 				assert.ok(v(r.structuredContent), `${t.name}: ${JSON.stringify(v.errors)}`);
@@ -102,6 +102,15 @@ for (const kind of kinds) {
 		assert.equal(bad.isError, true);
 		assert.match(bad.content[0].text, /startLine/);
 		await assert.rejects(client.callTool({ name: 'fs_teleport', arguments: {} }), /fs_teleport/);
+		assert.deepEqual(seen.problems, []);
+		await close();
+	});
+
+	await test(`${kind}: images as image blocks, other bytes as resource blobs, valid`, async () => {
+		const ws = workspace();
+		prepare(ws);
+		const { client, seen, close } = await connect({ args: ['--root', ws], kind });
+		await checkImages(ws, (p) => client.callTool(p));
 		assert.deepEqual(seen.problems, []);
 		await close();
 	});

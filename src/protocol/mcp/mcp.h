@@ -12,6 +12,9 @@
 /* Tool calls that may wait at once; more are refused at once. */
 #define HERMES_MCP_MAX_PARKED 64
 
+/* The largest image fs.readBytes hands over as an MCP image block (bigger ones are refused). */
+#define HERMES_MCP_IMAGE_MAX (10 * 1024 * 1024)
+
 /* The 2025 era (after initialize). */
 void hermes_mcp_tools_list(server_t *srv, call_t *c);
 void hermes_mcp_tools_call(server_t *srv, call_t *c);
@@ -23,6 +26,14 @@ void hermes_mcp_modern_tools_call(server_t *srv, call_t *c);
  * call is answered with the error (-32602, or -32022 with the versions Hermes speaks; -32600 for a
  * call in a batch, which the revision does not have) and false. */
 bool hermes_mcp_modern_begin(call_t *c, hermes_mcp_meta_t *meta);
+
+/* The tools/call result (JSON text, malloc'd) of an fs.readBytes that succeeded (result: its
+ * JSON, borrowed; args: the call's arguments; ex: the workspace it ran in): a whole image as an
+ * image block, other bytes as an embedded resource blob, an image over HERMES_MCP_IMAGE_MAX as a
+ * TooLarge failure. *shaped false (and NULL): result is not one to shape, reply as usual; true
+ * and NULL: out of memory. */
+char *hermes_mcp_bytes_body(const char *result, const hermes_json_t *args, hermes_executor_t *ex,
+                            bool *shaped);
 
 /* Replies to a 2026 request with result (JSON object text, taken; NULL: out of memory) made
  * complete (resultType, serverInfo, and the cache hints when cacheable). */
