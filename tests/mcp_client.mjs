@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
-         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages } from './mcp_lib.mjs';
+         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages, checkResources } from './mcp_lib.mjs';
 
 const dir = process.env.MCP_CLIENT_DIR;
 const hermes = process.env.HERMES;
@@ -106,6 +106,18 @@ for (const kind of kinds) {
 			prepare(ws);
 			const { client, seen, close } = await connect(kind, mode, ws);
 			await checkImages(ws, (p) => client.callTool(p));
+			assert.deepEqual(seen.problems, []);
+			await close();
+		});
+
+		await test(`${label}: the workspace's files as resources, paged, read, valid`, async () => {
+			const ws = workspace();
+			const { client, seen, close } = await connect(kind, mode, ws);
+			assert.ok(client.getServerCapabilities().resources);
+			await checkResources(ws, { list: (cursor) => client.listResources(cursor ? { cursor } : {}),
+			                          read: (uri) => client.readResource({ uri }),
+			                          templates: () => client.listResourceTemplates(),
+			                          pagesSent: () => seen.messages.filter((m) => m.result && m.result.resources).length });
 			assert.deepEqual(seen.problems, []);
 			await close();
 		});

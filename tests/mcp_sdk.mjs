@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
-         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages } from './mcp_lib.mjs';
+         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages, checkResources } from './mcp_lib.mjs';
 
 const sdkDir = process.env.MCP_SDK_DIR;
 const hermes = process.env.HERMES;
@@ -111,6 +111,18 @@ for (const kind of kinds) {
 		prepare(ws);
 		const { client, seen, close } = await connect({ args: ['--root', ws], kind });
 		await checkImages(ws, (p) => client.callTool(p));
+		assert.deepEqual(seen.problems, []);
+		await close();
+	});
+
+	await test(`${kind}: the workspace's files as resources, paged, read, valid`, async () => {
+		const ws = workspace();
+		const { client, seen, close } = await connect({ args: ['--root', ws], kind });
+		assert.ok(client.getServerCapabilities().resources);
+		await checkResources(ws, { list: (cursor) => client.listResources(cursor ? { cursor } : {}),
+		                          read: (uri) => client.readResource({ uri }),
+		                          templates: () => client.listResourceTemplates(),
+		                          pagesSent: () => seen.messages.filter((m) => m.result && m.result.resources).length });
 		assert.deepEqual(seen.problems, []);
 		await close();
 	});

@@ -116,7 +116,7 @@ static void mcp_initialize(server_t *srv, call_t *c)
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"protocolVersion\":");
 	hermes_buf_json_string(&b, version, strlen(version));
-	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":false,\"listChanged\":false},\"logging\":{}},"
 	                "\"serverInfo\":{\"name\":\"hermes\",\"title\":\"Hermes\",\"version\":");
 	hermes_buf_json_string(&b, hermes_version(), strlen(hermes_version()));
 	hermes_buf_puts(&b, "},\"instructions\":");
@@ -278,7 +278,7 @@ static void mcp_discover(server_t *srv, call_t *c)
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"supportedVersions\":");
 	hermes_mcp_versions_json(&b);
-	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":false,\"listChanged\":false},\"logging\":{}},"
 	                "\"instructions\":");
 	hermes_buf_json_string(&b, instructions, strlen(instructions));
 	hermes_buf_puts(&b, "}");
@@ -300,6 +300,9 @@ static const method_t methods[] = {
 	{"logging/setLevel",                 mcp_set_level,           REQUEST,      false,       true,           false},
 	{"tools/list",                       hermes_mcp_tools_list,   REQUEST,      false,       false,          false},
 	{"tools/call",                       hermes_mcp_tools_call,   REQUEST,      false,       false,          false},
+	{"resources/list",                   hermes_mcp_resources_list,      REQUEST, false,  false,          false},
+	{"resources/templates/list",         hermes_mcp_resources_templates, REQUEST, false,  false,          false},
+	{"resources/read",                   hermes_mcp_resources_read,      REQUEST, false,  false,          false},
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };
 
@@ -310,6 +313,9 @@ static const method_t modern_methods[] = {
 	{"server/discover",                  mcp_discover,                 REQUEST,      true,        true,           false},
 	{"tools/list",                       hermes_mcp_modern_tools_list, REQUEST,      true,        false,          true},
 	{"tools/call",                       hermes_mcp_modern_tools_call, REQUEST,      true,        false,          false},
+	{"resources/list",                   hermes_mcp_modern_resources_list,      REQUEST, true, false,     true},
+	{"resources/templates/list",         hermes_mcp_modern_resources_templates, REQUEST, true, false,     true},
+	{"resources/read",                   hermes_mcp_modern_resources_read,      REQUEST, true, false,     true},
 	{"notifications/cancelled",          mcp_cancelled,                NOTIFICATION, true,        true,           false},
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };

@@ -22,6 +22,15 @@ void hermes_mcp_tools_call(server_t *srv, call_t *c);
 void hermes_mcp_modern_tools_list(server_t *srv, call_t *c);
 void hermes_mcp_modern_tools_call(server_t *srv, call_t *c);
 
+/* Resources (mcp_resources.c): the workspace's files, in both eras. */
+#define HERMES_MCP_RESOURCES_PAGE 200 /* resources in one page of resources/list */
+void hermes_mcp_resources_list(server_t *srv, call_t *c);
+void hermes_mcp_resources_templates(server_t *srv, call_t *c);
+void hermes_mcp_resources_read(server_t *srv, call_t *c);
+void hermes_mcp_modern_resources_list(server_t *srv, call_t *c);
+void hermes_mcp_modern_resources_templates(server_t *srv, call_t *c);
+void hermes_mcp_modern_resources_read(server_t *srv, call_t *c);
+
 /* Reads the call's 2026 _meta: true if it is well-formed for 2026-07-28 (*meta filled); else the
  * call is answered with the error (-32602, or -32022 with the versions Hermes speaks; -32600 for a
  * call in a batch, which the revision does not have) and false. */

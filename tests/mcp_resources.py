@@ -1,0 +1,160 @@
+# tests/mcp_resources.py: the workspace's files as MCP resources over stdio, in both eras (a 2025
+# session and 2026-07-28 requests to one process): the capability, resources/list in pages that
+# reach every file exactly once (ignore files honoured, no directories), the path template,
+# resources/read of text and of bytes, refusals outside the workspace, and the policy of the verbs
+# (--deny, --allow, --read-only, --max-read-bytes).
+import base64
+import os
+
+from server_lib import Server, check, expect_error, expect_result, run_tests
+
+PV = "io.modelcontextprotocol/protocolVersion"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+INFO = "io.modelcontextprotocol/clientInfo"
+
+
+def session(args=()):
+    s = Server(args=list(args), command="mcp")
+    r = expect_result(s.call("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "mcp_resources.py", "version": "1"}}))
+    s.init = r
+    s.notify("notifications/initialized")
+    return s
+
+
+def call(s, modern, method, params=None):
+    """A request of the 2025 session, or (modern) a 2026-07-28 one; returns the raw reply."""
+    p = dict(params or {})
+    if modern:
+        p["_meta"] = {PV: "2026-07-28", CAPS: {}, INFO: {"name": "mcp_resources.py", "version": "1"}}
+    return s.call(method, p)
+
+
+def result(s, modern, method, params=None):
+    r = expect_result(call(s, modern, method, params))
+    if modern:
+        check(r.get("resultType") == "complete", r)
+    return r
+
+
+def uri(s, rel):
+    return "file://" + s.root + "/" + rel
+
+
+def list_all(s, modern):
+    """Every resource, page after page: (uris, pages)."""
+    uris, pages, cursor = [], 0, None
+    while True:
+        r = result(s, modern, "resources/list", {"cursor": cursor} if cursor else {})
+        pages += 1
+        check(pages < 100, "resources/list never ends")
+        for res in r["resources"]:
+            check(set(res) >= {"uri", "name"} and res["uri"] == uri(s, res["name"]), res)
+            uris.append(res["uri"])
+        cursor = r.get("nextCursor")
+        if cursor is None:
+            return uris, pages
+        check(isinstance(cursor, str) and r["resources"], r)
+
+
+def test_capability_both_eras():
+    with session() as s:
+        check(s.init["capabilities"]["resources"] == {"subscribe": False, "listChanged": False}, s.init)
+        d = result(s, True, "server/discover")
+        check("resources" in d["capabilities"], d)
+
+
+def test_list_reaches_every_file_once():
+    with session() as s:
+        want = set()
+        for i in range(230):
+            rel = "d%d/f%03d.txt" % (i % 3, i)
+            s.write_file(rel, "file %d\n" % i)
+            want.add(uri(s, rel))
+        s.write_file("top.bin", b"\x00\x01")
+        want.add(uri(s, "top.bin"))
+        s.write_file(".ignore", "skipped/\n*.log\n")
+        s.write_file("skipped/a.txt", "no\n")
+        s.write_file("x.log", "no\n")
+        for modern in (False, True):
+            uris, pages = list_all(s, modern)
+            check(pages == 2, pages)  # 231 files, 200 a page
+            check(len(uris) == len(set(uris)), "a file listed twice")
+            check(set(uris) == want, sorted(set(uris) ^ want)[:10])
+            check(uris == sorted(uris), "not in a stable sorted order")
+        # a file created between pages, before the cursor, is not listed twice or in the way
+        first = result(s, False, "resources/list")
+        s.write_file("a_new.txt", "new\n")
+        rest = result(s, False, "resources/list", {"cursor": first["nextCursor"]})
+        names = [r["name"] for r in first["resources"] + rest["resources"]]
+        check(len(names) == len(set(names)), "duplicates across pages")
+        expect_error(call(s, False, "resources/list", {"cursor": 5}), -32602)
+
+
+def test_templates():
+    with session() as s:
+        for modern in (False, True):
+            r = result(s, modern, "resources/templates/list")
+            t = r["resourceTemplates"]
+            check(len(t) == 1 and t[0]["uriTemplate"] == "file://" + s.root + "/{+path}", t)
+
+
+def test_read_text_and_bytes():
+    with session() as s:
+        s.write_file("a.txt", "one\ntwo\n")
+        data = bytes(range(256)) * 3
+        s.write_file("b.bin", data)
+        s.write_file("dir with space/é.txt", "accent\n")
+        for modern in (False, True):
+            r = result(s, modern, "resources/read", {"uri": uri(s, "a.txt")})
+            c = r["contents"]
+            check(len(c) == 1 and c[0]["text"] == "one\ntwo\n" and c[0]["mimeType"].startswith("text/"), c)
+            check(c[0]["uri"] == uri(s, "a.txt") and "blob" not in c[0], c)
+            r = result(s, modern, "resources/read", {"uri": uri(s, "b.bin")})
+            c = r["contents"][0]
+            check(base64.b64decode(c["blob"]) == data and "text" not in c and c["mimeType"], c)
+            # the URI resources/list gives (percent-encoded) reads the file
+            listed = [x["uri"] for x in result(s, modern, "resources/list")["resources"]
+                      if x["name"] == "dir with space/é.txt"]
+            check(len(listed) == 1 and "%20" in listed[0], listed)
+            r = result(s, modern, "resources/read", {"uri": listed[0]})
+            check(r["contents"][0]["text"] == "accent\n", r)
+
+
+def test_read_refusals():
+    with session() as s:
+        s.write_file("a.txt", "x\n")
+        for modern in (False, True):
+            e = expect_error(call(s, modern, "resources/read", {"uri": "file:///etc/passwd"}), -32002)
+            check("workspace" in e["message"], e)
+            e = expect_error(call(s, modern, "resources/read", {"uri": uri(s, "missing.txt")}), -32002)
+            check("NotFound" in e["message"], e)
+            e = expect_error(call(s, modern, "resources/read", {"uri": uri(s, "../../etc/passwd")}), -32602)
+            check("OutsideWorkspace" in e["message"] or "workspace" in e["message"], e)
+            expect_error(call(s, modern, "resources/read", {"uri": "https://example.com/a.txt"}), -32602)
+            expect_error(call(s, modern, "resources/read", {}), -32602)
+            e = expect_error(call(s, modern, "resources/read", {"uri": uri(s, "")}), -32002)
+
+
+def test_policy():
+    with session(["--deny=fs.readBytes"]) as s:
+        s.write_file("a.txt", "x\n")
+        for modern in (False, True):
+            e = expect_error(call(s, modern, "resources/read", {"uri": uri(s, "a.txt")}), -32602)
+            check("fs.readBytes" in e["message"], e)
+            check(len(result(s, modern, "resources/list")["resources"]) == 1, "listing is fs.glob's")
+    with session(["--allow=fs.readBytes,fs.readFile"]) as s:
+        s.write_file("a.txt", "x\n")
+        e = expect_error(call(s, False, "resources/list"), -32602)
+        check("fs.glob" in e["message"], e)
+        check(result(s, False, "resources/read", {"uri": uri(s, "a.txt")})["contents"][0]["text"] == "x\n", s)
+    with session(["--read-only"]) as s:
+        s.write_file("a.txt", "x\n")
+        check(result(s, True, "resources/read", {"uri": uri(s, "a.txt")})["contents"][0]["text"] == "x\n", s)
+    with session(["--max-read-bytes=100"]) as s:
+        s.write_file("big.txt", "y" * 200)
+        e = expect_error(call(s, False, "resources/read", {"uri": uri(s, "big.txt")}), -32602)
+        check("TooLarge" in e["message"], e)
+
+
+run_tests(globals())
