@@ -184,7 +184,8 @@ export function watch(transport, validate) {
 	                    'resources/list': 'ListResourcesResult', 'resources/read': 'ReadResourceResult',
 	                    'resources/templates/list': 'ListResourceTemplatesResult' };
 	const noteDef = { 'notifications/progress': 'ProgressNotification',
-	                  'notifications/message': 'LoggingMessageNotification' };
+	                  'notifications/message': 'LoggingMessageNotification',
+	                  'notifications/resources/updated': 'ResourceUpdatedNotification' };
 	function check(m) {
 		seen.messages.push(m);
 		try {

@@ -5,6 +5,7 @@
 # (--deny, --allow, --read-only, --max-read-bytes).
 import base64
 import os
+import time
 
 from server_lib import Server, check, expect_error, expect_result, run_tests
 
@@ -59,9 +60,10 @@ def list_all(s, modern):
 
 def test_capability_both_eras():
     with session() as s:
-        check(s.init["capabilities"]["resources"] == {"subscribe": False, "listChanged": False}, s.init)
+        check(s.init["capabilities"]["resources"] == {"subscribe": True, "listChanged": False}, s.init)
         d = result(s, True, "server/discover")
-        check("resources" in d["capabilities"], d)
+        # subscriptions/listen is not served: the 2026 era does not offer them
+        check(d["capabilities"]["resources"] == {"subscribe": False, "listChanged": False}, d)
 
 
 def test_list_reaches_every_file_once():
@@ -155,6 +157,56 @@ def test_policy():
         s.write_file("big.txt", "y" * 200)
         e = expect_error(call(s, False, "resources/read", {"uri": uri(s, "big.txt")}), -32602)
         check("TooLarge" in e["message"], e)
+
+
+def updates(s, seconds):
+    """The uris of notifications/resources/updated that come within seconds (others kept)."""
+    got, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            m = s.recv(timeout=max(0.01, deadline - time.monotonic()))
+        except Exception:
+            break
+        if m.get("method") == "notifications/resources/updated":
+            got.append(m["params"]["uri"])
+    return got
+
+
+def test_subscribe_2025():
+    with session() as s:
+        s.write_file("a.txt", "one\n")
+        s.write_file("sub/b.txt", "one\n")
+        s.write_file("c.txt", "one\n")
+        for rel in ("a.txt", "sub/b.txt", "not-yet.txt"):
+            check(expect_result(call(s, False, "resources/subscribe", {"uri": uri(s, rel)})) == {}, rel)
+        check(updates(s, 0.3) == [], "a notification before any change")
+        s.write_file("a.txt", "two\n")
+        got = updates(s, 1.5)
+        check(got and set(got) == {uri(s, "a.txt")}, got)
+        s.write_file("c.txt", "two\n")  # not subscribed
+        check(updates(s, 0.5) == [], "c.txt was not subscribed")
+        s.write_file("sub/b.txt", "two\n")
+        s.write_file("not-yet.txt", "made\n")
+        got = updates(s, 1.5)
+        check(set(got) == {uri(s, "sub/b.txt"), uri(s, "not-yet.txt")}, got)
+        os.rename(os.path.join(s.root, "a.txt"), os.path.join(s.root, "moved.txt"))
+        check(uri(s, "a.txt") in updates(s, 1.5), "a move away is a change")
+        expect_result(call(s, False, "resources/unsubscribe", {"uri": uri(s, "sub/b.txt")}))
+        s.write_file("sub/b.txt", "three\n")
+        check(updates(s, 0.5) == [], "after unsubscribe")
+        # bounded, confined, and only with the read verbs allowed
+        for i in range(62):
+            expect_result(call(s, False, "resources/subscribe", {"uri": uri(s, "f%d" % i)}))
+        e = expect_error(call(s, False, "resources/subscribe", {"uri": uri(s, "one-more")}), -32602)
+        check("64" in e["message"], e)
+        expect_error(call(s, False, "resources/subscribe", {"uri": "file:///etc/passwd"}), -32002)
+        expect_error(call(s, False, "resources/subscribe", {"uri": uri(s, "x/../a.txt")}), -32602)
+        expect_error(call(s, False, "resources/subscribe", {}), -32602)
+        # the 2026 era has subscriptions/listen instead, which Hermes does not serve
+        expect_error(call(s, True, "resources/subscribe", {"uri": uri(s, "c.txt")}), -32601)
+    with session(["--deny=fs.readBytes"]) as s:
+        e = expect_error(call(s, False, "resources/subscribe", {"uri": uri(s, "a.txt")}), -32602)
+        check("fs.readBytes" in e["message"], e)
 
 
 run_tests(globals())

@@ -156,6 +156,29 @@ for (const kind of kinds) {
 
 // Roots are a stdio affair here: hermes mcp --listen takes its workspace from --root or its
 // current directory.
+await test('stdio: a subscribed resource is announced when its file changes, until unsubscribed', async () => {
+	const ws = workspace();
+	fs.writeFileSync(path.join(ws, 'watched.txt'), 'one\n');
+	const { client, seen, close } = await connect({ args: ['--root', ws] });
+	assert.equal(client.getServerCapabilities().resources.subscribe, true);
+	const updated = [];
+	client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+	const uri = `file://${fs.realpathSync(ws)}/watched.txt`;
+	await client.subscribeResource({ uri });
+	fs.writeFileSync(path.join(ws, 'other.txt'), 'x\n');
+	fs.writeFileSync(path.join(ws, 'watched.txt'), 'two\n');
+	for (let i = 0; i < 150 && !updated.length; i++) await sleep(10);
+	assert.deepEqual([...new Set(updated)], [uri]);
+	assert.equal((await client.readResource({ uri })).contents[0].text, 'two\n');
+	await client.unsubscribeResource({ uri });
+	updated.length = 0;
+	fs.writeFileSync(path.join(ws, 'watched.txt'), 'three\n');
+	await sleep(300);
+	assert.deepEqual(updated, []);
+	assert.deepEqual(seen.problems, []);
+	await close();
+});
+
 await test('without --root the workspace is the client\'s first root, even for the first call', async () => {
 	const ws = workspace(), elsewhere = workspace();
 	fs.writeFileSync(path.join(ws, 'only-here.txt'), 'x\n');

@@ -10,4 +10,5 @@ libhermes_server_la_SOURCES += \
 	src/protocol/mcp/mcp_tools.c \
 	src/protocol/mcp/mcp_bytes.c \
 	src/protocol/mcp/mcp_resources.c \
+	src/protocol/mcp/mcp_subscribe.c \
 	src/protocol/mcp/mcp_meta.c src/protocol/mcp/mcp_meta.h

@@ -159,6 +159,8 @@ typedef struct server {
 	bool client_roots;              /* the client has the roots capability */
 	bool roots_pending;             /* tool calls wait for the answer to roots/list */
 	char *roots_request;            /* the id text of the roots/list request in flight */
+	void *protocol_state;           /* a protocol's own session state (MCP: subscriptions) */
+	void (*protocol_state_free)(void *state); /* frees it with the session (NULL: nothing) */
 	unsigned next_request_id;       /* requests the server sends */
 	struct parked *parked;          /* tool calls waiting for the answer to roots/list */
 	size_t n_parked;

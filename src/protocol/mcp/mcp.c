@@ -116,7 +116,7 @@ static void mcp_initialize(server_t *srv, call_t *c)
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"protocolVersion\":");
 	hermes_buf_json_string(&b, version, strlen(version));
-	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":false,\"listChanged\":false},\"logging\":{}},"
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":true,\"listChanged\":false},\"logging\":{}},"
 	                "\"serverInfo\":{\"name\":\"hermes\",\"title\":\"Hermes\",\"version\":");
 	hermes_buf_json_string(&b, hermes_version(), strlen(hermes_version()));
 	hermes_buf_puts(&b, "},\"instructions\":");
@@ -252,6 +252,7 @@ static void mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 /* The deadline of the tool calls waiting for roots/list; at the end of input they wait no more. */
 static void mcp_tick(server_t *srv, int *timeout_ms)
 {
+	hermes_mcp_subscriptions_tick(srv, timeout_ms);
 	if (srv->parked == NULL)
 		return;
 	int64_t left = srv->roots_deadline - hermes_mcp_clock_ms();
@@ -303,6 +304,8 @@ static const method_t methods[] = {
 	{"resources/list",                   hermes_mcp_resources_list,      REQUEST, false,  false,          false},
 	{"resources/templates/list",         hermes_mcp_resources_templates, REQUEST, false,  false,          false},
 	{"resources/read",                   hermes_mcp_resources_read,      REQUEST, false,  false,          false},
+	{"resources/subscribe",              hermes_mcp_resources_subscribe,   REQUEST, false, false,         false},
+	{"resources/unsubscribe",            hermes_mcp_resources_unsubscribe, REQUEST, false, false,         false},
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };
 

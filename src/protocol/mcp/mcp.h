@@ -31,6 +31,18 @@ void hermes_mcp_modern_resources_list(server_t *srv, call_t *c);
 void hermes_mcp_modern_resources_templates(server_t *srv, call_t *c);
 void hermes_mcp_modern_resources_read(server_t *srv, call_t *c);
 
+/* The workspace-relative path of a file:// URI under the root (malloc'd), or NULL with c
+ * answered (-32602 not a file URI of this host, -32002 not under the root). */
+char *hermes_mcp_resource_path(server_t *srv, call_t *c, const char *uri);
+
+/* Subscriptions of the 2025 era (mcp_subscribe.c): resources/subscribe and unsubscribe, and the
+ * tick that sends notifications/resources/updated (lowers *timeout_ms while there are some). */
+#define HERMES_MCP_MAX_SUBSCRIPTIONS 64
+#define HERMES_MCP_SUBSCRIPTION_POLL_MS 20
+void hermes_mcp_resources_subscribe(server_t *srv, call_t *c);
+void hermes_mcp_resources_unsubscribe(server_t *srv, call_t *c);
+void hermes_mcp_subscriptions_tick(server_t *srv, int *timeout_ms);
+
 /* Reads the call's 2026 _meta: true if it is well-formed for 2026-07-28 (*meta filled); else the
  * call is answered with the error (-32602, or -32022 with the versions Hermes speaks; -32600 for a
  * call in a batch, which the revision does not have) and false. */

@@ -44,7 +44,7 @@ static int run_verb(server_t *srv, call_t *c, const char *verb, const char *args
 		return -1;
 	}
 	const hermes_verb_desc_t *d = hermes_executor_find(srv->ex, verb);
-	if (d == NULL) {
+	if (d == NULL || !hermes_config_allows(hermes_executor_config(srv->ex), d)) {
 		snprintf(why, sizeof why, "%s is not allowed on this server (--read-only, --allow or "
 		         "--deny), so neither are resources", verb);
 		hermes_reply_error(c, HERMES_RPC_INVALID_PARAMS, why, NULL);
@@ -200,8 +200,7 @@ static void templates_list(server_t *srv, call_t *c, bool modern)
 	reply(c, modern, hermes_buf_finish(&b));
 }
 
-/* The workspace-relative path of a file:// URI under the root (malloc'd), or NULL with c answered. */
-static char *uri_to_relative(server_t *srv, call_t *c, const char *uri)
+char *hermes_mcp_resource_path(server_t *srv, call_t *c, const char *uri)
 {
 	bool bad = false;
 	char *abs = hermes_uri_path(uri, true, &bad), *top = root_path(srv);
@@ -238,7 +237,7 @@ static void resources_read(server_t *srv, call_t *c, bool modern)
 		                   "a file:// URI of resources/list}", NULL);
 		return;
 	}
-	char *rel = uri_to_relative(srv, c, uri->str);
+	char *rel = hermes_mcp_resource_path(srv, c, uri->str);
 	if (rel == NULL)
 		return;
 	hermes_buf_t a = HERMES_BUF_INIT;
@@ -281,7 +280,9 @@ static void resources_read(server_t *srv, call_t *c, bool modern)
 	const hermes_json_t *text = NULL;
 	const hermes_verb_desc_t *rf = hermes_executor_find(srv->ex, "fs.readFile");
 	char why[256];
-	if (strncmp(mime->str, "text/", 5) == 0 && rf && hermes_channel_allows(c->ch, rf, why, sizeof why)) {
+	if (strncmp(mime->str, "text/", 5) == 0 && rf &&
+	    hermes_config_allows(hermes_executor_config(srv->ex), rf) &&
+	    hermes_channel_allows(c->ch, rf, why, sizeof why)) {
 		hermes_error_t err;
 		memset(&err, 0, sizeof err);
 		hermes_json_doc_t *ad = NULL;
