@@ -62,8 +62,8 @@ def test_capability_both_eras():
     with session() as s:
         check(s.init["capabilities"]["resources"] == {"subscribe": True, "listChanged": False}, s.init)
         d = result(s, True, "server/discover")
-        # subscriptions/listen is not served: the 2026 era does not offer them
-        check(d["capabilities"]["resources"] == {"subscribe": False, "listChanged": False}, d)
+        # over stdio subscriptions/listen is served (not over HTTP)
+        check(d["capabilities"]["resources"] == {"subscribe": True, "listChanged": False}, d)
 
 
 def test_list_reaches_every_file_once():
@@ -202,11 +202,128 @@ def test_subscribe_2025():
         expect_error(call(s, False, "resources/subscribe", {"uri": "file:///etc/passwd"}), -32002)
         expect_error(call(s, False, "resources/subscribe", {"uri": uri(s, "x/../a.txt")}), -32602)
         expect_error(call(s, False, "resources/subscribe", {}), -32602)
-        # the 2026 era has subscriptions/listen instead, which Hermes does not serve
+        # the 2026 era has subscriptions/listen instead
         expect_error(call(s, True, "resources/subscribe", {"uri": uri(s, "c.txt")}), -32601)
     with session(["--deny=fs.readBytes"]) as s:
         e = expect_error(call(s, False, "resources/subscribe", {"uri": uri(s, "a.txt")}), -32602)
         check("fs.readBytes" in e["message"], e)
+
+
+def listen(s, id, uris, **extra):
+    p = {"_meta": {PV: "2026-07-28", CAPS: {}, INFO: {"name": "mcp_resources.py", "version": "1"}},
+         "notifications": dict({"resourceSubscriptions": uris}, **extra)}
+    s.send({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": p})
+
+
+def notes(s, seconds, method="notifications/resources/updated"):
+    """(subscriptionId, params) of the notifications of method within seconds."""
+    got, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            m = s.recv(timeout=max(0.01, deadline - time.monotonic()))
+        except Exception:
+            break
+        if m.get("method") == method:
+            got.append((m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], m["params"]))
+        else:
+            s.pending.append(m)
+            if "id" in m:
+                break
+    return got
+
+
+def test_listen_2026():
+    with Server(command="mcp") as s:
+        s.write_file("a.txt", "one\n")
+        s.write_file("b.txt", "one\n")
+        listen(s, "L1", [uri(s, "a.txt")], toolsListChanged=True)
+        ack = notes(s, 1.0, "notifications/subscriptions/acknowledged")
+        # what is honoured: the resource, not the list changes Hermes never announces
+        check(ack == [("L1", {"_meta": {"io.modelcontextprotocol/subscriptionId": "L1"},
+                              "notifications": {"resourceSubscriptions": [uri(s, "a.txt")]}})], ack)
+        listen(s, 7, [uri(s, "a.txt"), uri(s, "b.txt")])
+        check([a[0] for a in notes(s, 1.0, "notifications/subscriptions/acknowledged")] == [7], "ack 7")
+        s.write_file("a.txt", "two\n")
+        got = notes(s, 1.5)
+        check(sorted((str(i), p["uri"]) for i, p in got) == [("7", uri(s, "a.txt")), ("L1", uri(s, "a.txt"))], got)
+        s.write_file("b.txt", "two\n")
+        got = notes(s, 1.0)
+        check(got == [(7, {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}, "uri": uri(s, "b.txt")})], got)
+        # cancelled: no reply, no more notifications for it
+        s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
+            "_meta": {PV: "2026-07-28", CAPS: {}, INFO: {"name": "t", "version": "1"}}, "requestId": "L1"}})
+        time.sleep(0.1)
+        s.write_file("a.txt", "three\n")
+        got = notes(s, 1.0)
+        check([i for i, _ in got] == [7], got)
+        # refusals answer the request at once
+        listen(s, 8, ["file:///etc/passwd"])
+        expect_error(s.reply_to(8), -32002)
+        listen(s, 9, "not a list")
+        expect_error(s.reply_to(9), -32602)
+        listen(s, 10, [uri(s, "f%d" % i) for i in range(70)])
+        expect_error(s.reply_to(10), -32602)
+        # the end of input ends the open one gracefully
+        s.close_stdin()
+        end = s.reply_to(7)
+        check(end["result"] == {"resultType": "complete",
+                                "_meta": {"io.modelcontextprotocol/subscriptionId": 7}}, end)
+
+
+def test_http_2026_resources_and_no_listen():
+    """Over Streamable HTTP: resources/read needs Mcp-Name (the URI); listen is refused."""
+    import json
+    import re
+    import subprocess
+    import tempfile
+    import urllib.request
+    from server_lib import HERMES
+    if os.environ.get("HERMES_HTTP") == "no":
+        print("SKIP (part): no Streamable HTTP in this build")
+        return
+    ws = os.path.realpath(tempfile.mkdtemp(prefix="hermes-res-http."))
+    with open(os.path.join(ws, "a.txt"), "w") as f:
+        f.write("over http\n")
+    err = open(os.path.join(ws, ".err"), "w+")
+    p = subprocess.Popen([HERMES, "mcp", "--root", ws, "--listen=127.0.0.1:0"], stderr=err)
+    try:
+        url = None
+        for _ in range(500):
+            err.seek(0)
+            m = re.search(r"listening on (http://\S+)", err.read())
+            if m:
+                url = m.group(1)
+                break
+            time.sleep(0.01)
+        check(url, "no listening line")
+
+        def post(method, params, name=None):
+            params = dict(params, _meta={PV: "2026-07-28", CAPS: {}, INFO: {"name": "t", "version": "1"}})
+            h = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                 "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+            if name:
+                h["Mcp-Name"] = name
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+            try:
+                with urllib.request.urlopen(urllib.request.Request(url, body, h), timeout=10) as r:
+                    return r.status, json.loads(r.read())
+            except urllib.error.HTTPError as e:
+                return e.code, json.loads(e.read() or b"null")
+        u = "file://" + ws + "/a.txt"
+        st, r = post("resources/read", {"uri": u}, name=u)
+        check(st == 200 and r["result"]["contents"][0]["text"] == "over http\n", (st, r))
+        st, r = post("resources/read", {"uri": u})
+        check(st == 400, (st, r))  # Mcp-Name missing
+        st, r = post("subscriptions/listen", {"notifications": {"resourceSubscriptions": [u]}})
+        check(r["error"]["code"] == -32602 and "stdio" in r["error"]["message"], r)
+        st, r = post("server/discover", {})
+        check(r["result"]["capabilities"]["resources"]["subscribe"] is False, r)
+    finally:
+        p.terminate()
+        p.wait(10)
+        err.close()
+        import shutil
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 run_tests(globals())

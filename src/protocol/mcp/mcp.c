@@ -159,7 +159,8 @@ static void mcp_cancelled(server_t *srv, call_t *c)
 	char *key = hermes_rpc_id_key(id, &key_len);
 	if (key) {
 		const hermes_json_t *reason = hermes_json_member(c->m.params, "reason");
-		size_t n = hermes_inflight_cancel(srv, key, key_len, HERMES_CANCEL_SILENT);
+		size_t n = hermes_mcp_subscriptions_cancel(srv, key, key_len) ? 1 :
+		           hermes_inflight_cancel(srv, key, key_len, HERMES_CANCEL_SILENT);
 		hermes_log(HERMES_LOG_INFO, "notifications/cancelled (%s): %zu request(s) stopped",
 		           hermes_json_is_c_string(reason) ? reason->str : "no reason given", n);
 		free(key);
@@ -269,18 +270,25 @@ static void mcp_tick(server_t *srv, int *timeout_ms)
 		*timeout_ms = (int)left;
 }
 
+static void mcp_listen(server_t *srv, call_t *c)
+{
+	hermes_mcp_meta_t meta;
+	if (hermes_mcp_modern_begin(c, &meta))
+		hermes_mcp_subscriptions_listen(srv, c);
+}
+
 /* server/discover (2026-07-28): the versions, capabilities and instructions, made complete. */
 static void mcp_discover(server_t *srv, call_t *c)
 {
-	(void)srv;
 	hermes_mcp_meta_t meta;
 	if (!hermes_mcp_modern_begin(c, &meta))
 		return;
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"supportedVersions\":");
 	hermes_mcp_versions_json(&b);
-	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":false,\"listChanged\":false},\"logging\":{}},"
-	                "\"instructions\":");
+	hermes_buf_printf(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":"
+	                  "{\"subscribe\":%s,\"listChanged\":false},\"logging\":{}},\"instructions\":",
+	                  c->ch == srv->channel ? "true" : "false"); /* subscriptions/listen: stdio */
 	hermes_buf_json_string(&b, instructions, strlen(instructions));
 	hermes_buf_puts(&b, "}");
 	hermes_mcp_reply_complete(c, hermes_buf_finish(&b), true);
@@ -320,6 +328,7 @@ static const method_t modern_methods[] = {
 	{"resources/templates/list",         hermes_mcp_modern_resources_templates, REQUEST, true, false,     true},
 	{"resources/read",                   hermes_mcp_modern_resources_read,      REQUEST, true, false,     true},
 	{"notifications/cancelled",          mcp_cancelled,                NOTIFICATION, true,        true,           false},
+	{"subscriptions/listen",             mcp_listen,                   REQUEST,      true,        false,          true},
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };
 

@@ -42,6 +42,12 @@ char *hermes_mcp_resource_path(server_t *srv, call_t *c, const char *uri);
 void hermes_mcp_resources_subscribe(server_t *srv, call_t *c);
 void hermes_mcp_resources_unsubscribe(server_t *srv, call_t *c);
 void hermes_mcp_subscriptions_tick(server_t *srv, int *timeout_ms);
+/* 2026-07-28 subscriptions/listen over stdio (at most HERMES_MCP_MAX_LISTENERS open), and its
+ * end by notifications/cancelled: true if key (an id key) named an open listen, now closed. */
+#define HERMES_MCP_MAX_LISTENERS 8
+#define HERMES_MCP_META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
+void hermes_mcp_subscriptions_listen(server_t *srv, call_t *c);
+bool hermes_mcp_subscriptions_cancel(server_t *srv, const char *key, size_t key_len);
 
 /* Reads the call's 2026 _meta: true if it is well-formed for 2026-07-28 (*meta filled); else the
  * call is answered with the error (-32602, or -32022 with the versions Hermes speaks; -32600 for a
