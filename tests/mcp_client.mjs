@@ -5,6 +5,7 @@
 // for bad arguments, an unknown tool refused, progress, cancellation (a notification on stdio, the
 // closed response stream on HTTP). Run by tests/mcp_client.sh.
 import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -133,5 +134,45 @@ for (const kind of kinds) {
 		});
 	}
 }
+
+// subscriptions/listen has no SDK v2 client call: raw lines over stdio, every message hermes sends
+// validated against the 2026-07-28 schema.
+await test('stdio: subscriptions/listen acknowledges, announces changes with its id, ends gracefully; all valid', async () => {
+	const ws = workspace();
+	fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+	const uri = `file://${fs.realpathSync(ws)}/a.txt`;
+	const proc = spawn(hermes, ['mcp', '--root', ws], { stdio: ['pipe', 'pipe', 'inherit'] });
+	const got = [];
+	let buf = '';
+	proc.stdout.setEncoding('utf8');
+	proc.stdout.on('data', (d) => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf('\n')) >= 0) { got.push(JSON.parse(buf.slice(0, i))); buf = buf.slice(i + 1); }
+	});
+	const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+	                'io.modelcontextprotocol/clientCapabilities': {},
+	                'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+	const send = (m) => proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+	const until = async (f) => { for (let i = 0; i < 300 && !got.some(f); i++) await sleep(10); return got.find(f); };
+	send({ id: 'sub', method: 'subscriptions/listen', params: { _meta, notifications: {
+		resourceSubscriptions: [uri], promptsListChanged: true } } });
+	const ack = await until((m) => m.method === 'notifications/subscriptions/acknowledged');
+	assert.deepEqual(ack.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' },
+	                               notifications: { resourceSubscriptions: [uri] } });
+	fs.writeFileSync(path.join(ws, 'a.txt'), 'two\n');
+	const upd = await until((m) => m.method === 'notifications/resources/updated');
+	assert.deepEqual(upd && upd.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' }, uri });
+	proc.stdin.end();
+	const end = await until((m) => m.id === 'sub');
+	assert.deepEqual(end && end.result, { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } });
+	await new Promise((r) => proc.exitCode !== null ? r() : proc.on('exit', r));
+	const defs = { 'notifications/subscriptions/acknowledged': 'SubscriptionsAcknowledgedNotification',
+	               'notifications/resources/updated': 'ResourceUpdatedNotification' };
+	for (const m of got) {
+		if (m.method) validate(defs[m.method], m);
+		else validate('SubscriptionsListenResult', m.result);
+	}
+});
 
 finish();
