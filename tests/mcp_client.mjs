@@ -5,12 +5,13 @@
 // for bad arguments, an unknown tool refused, progress, cancellation (a notification on stdio, the
 // closed response stream on HTTP). Run by tests/mcp_client.sh.
 import { createRequire } from 'node:module';
+import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
-         schemaValidator, watch, httpBuilt, abortStopsProgram } from './mcp_lib.mjs';
+         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages, checkResources } from './mcp_lib.mjs';
 
 const dir = process.env.MCP_CLIENT_DIR;
 const hermes = process.env.HERMES;
@@ -66,7 +67,7 @@ for (const kind of kinds) {
 				assert.match(t.name, /^[a-zA-Z0-9_-]{1,64}$/);
 				const r = await client.callTool({ name: t.name, arguments: argumentsFor(t) });
 				assert.equal(typeof r.isError, 'boolean', t.name);
-				assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, t.name);
+				assert.deepEqual(textJson(r, t.name), r.structuredContent, t.name);
 				const v = ajv.compile(t.outputSchema);
 				assert.ok(v(r.structuredContent), `${t.name}: ${JSON.stringify(v.errors)}`);
 				if (mustSucceed.includes(t.name))
@@ -101,6 +102,27 @@ for (const kind of kinds) {
 			await close();
 		});
 
+		await test(`${label}: images as image blocks, other bytes as resource blobs, valid`, async () => {
+			const ws = workspace();
+			prepare(ws);
+			const { client, seen, close } = await connect(kind, mode, ws);
+			await checkImages(ws, (p) => client.callTool(p));
+			assert.deepEqual(seen.problems, []);
+			await close();
+		});
+
+		await test(`${label}: the workspace's files as resources, paged, read, valid`, async () => {
+			const ws = workspace();
+			const { client, seen, close } = await connect(kind, mode, ws);
+			assert.ok(client.getServerCapabilities().resources);
+			await checkResources(ws, { list: (cursor) => client.listResources(cursor ? { cursor } : {}),
+			                          read: (uri) => client.readResource({ uri }),
+			                          templates: () => client.listResourceTemplates(),
+			                          pagesSent: () => seen.messages.filter((m) => m.result && m.result.resources).length });
+			assert.deepEqual(seen.problems, []);
+			await close();
+		});
+
 		await test(`${label}: an aborted call stops its program within 1 s`, async () => {
 			const ws = workspace();
 			const { client, close } = await connect(kind, mode, ws);
@@ -112,5 +134,45 @@ for (const kind of kinds) {
 		});
 	}
 }
+
+// subscriptions/listen has no SDK v2 client call: raw lines over stdio, every message hermes sends
+// validated against the 2026-07-28 schema.
+await test('stdio: subscriptions/listen acknowledges, announces changes with its id, ends gracefully; all valid', async () => {
+	const ws = workspace();
+	fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+	const uri = `file://${fs.realpathSync(ws)}/a.txt`;
+	const proc = spawn(hermes, ['mcp', '--root', ws], { stdio: ['pipe', 'pipe', 'inherit'] });
+	const got = [];
+	let buf = '';
+	proc.stdout.setEncoding('utf8');
+	proc.stdout.on('data', (d) => {
+		buf += d;
+		let i;
+		while ((i = buf.indexOf('\n')) >= 0) { got.push(JSON.parse(buf.slice(0, i))); buf = buf.slice(i + 1); }
+	});
+	const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+	                'io.modelcontextprotocol/clientCapabilities': {},
+	                'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } };
+	const send = (m) => proc.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+	const until = async (f) => { for (let i = 0; i < 300 && !got.some(f); i++) await sleep(10); return got.find(f); };
+	send({ id: 'sub', method: 'subscriptions/listen', params: { _meta, notifications: {
+		resourceSubscriptions: [uri], promptsListChanged: true } } });
+	const ack = await until((m) => m.method === 'notifications/subscriptions/acknowledged');
+	assert.deepEqual(ack.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' },
+	                               notifications: { resourceSubscriptions: [uri] } });
+	fs.writeFileSync(path.join(ws, 'a.txt'), 'two\n');
+	const upd = await until((m) => m.method === 'notifications/resources/updated');
+	assert.deepEqual(upd && upd.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' }, uri });
+	proc.stdin.end();
+	const end = await until((m) => m.id === 'sub');
+	assert.deepEqual(end && end.result, { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' } });
+	await new Promise((r) => proc.exitCode !== null ? r() : proc.on('exit', r));
+	const defs = { 'notifications/subscriptions/acknowledged': 'SubscriptionsAcknowledgedNotification',
+	               'notifications/resources/updated': 'ResourceUpdatedNotification' };
+	for (const m of got) {
+		if (m.method) validate(defs[m.method], m);
+		else validate('SubscriptionsListenResult', m.result);
+	}
+});
 
 finish();

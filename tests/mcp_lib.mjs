@@ -180,9 +180,12 @@ export function watch(transport, validate) {
 		set(f) { inner = f; },
 	});
 	const resultDef = { 'server/discover': 'DiscoverResult', 'tools/list': 'ListToolsResult',
-	                    'tools/call': 'CallToolResult', initialize: 'InitializeResult' };
+	                    'tools/call': 'CallToolResult', initialize: 'InitializeResult',
+	                    'resources/list': 'ListResourcesResult', 'resources/read': 'ReadResourceResult',
+	                    'resources/templates/list': 'ListResourceTemplatesResult' };
 	const noteDef = { 'notifications/progress': 'ProgressNotification',
-	                  'notifications/message': 'LoggingMessageNotification' };
+	                  'notifications/message': 'LoggingMessageNotification',
+	                  'notifications/resources/updated': 'ResourceUpdatedNotification' };
 	function check(m) {
 		seen.messages.push(m);
 		try {
@@ -202,4 +205,130 @@ export function watch(transport, validate) {
 		}
 	}
 	return seen;
+}
+
+// The JSON the text block of a tool result carries: the structured result, but for fs_readBytes,
+// whose bytes travel in an image or resource block, the fields without the bytes.
+export function textJson(r, tool) {
+	const t = r.content.find((c) => c.type === 'text');
+	assert.ok(t, `${tool}: no text block in ${JSON.stringify(r.content).slice(0, 300)}`);
+	const j = JSON.parse(t.text);
+	if (tool === 'fs_readBytes' && r.isError === false) {
+		assert.equal(j.content, undefined, 'the bytes repeated in the text block');
+		return { content: r.structuredContent.content, ...j };
+	}
+	return j;
+}
+
+// A real PNG of w x h red pixels (zlib from node).
+async function png(w, h) {
+	const zlib = await import('node:zlib');
+	const crcTable = Array.from({ length: 256 }, (_, n) => {
+		let c = n;
+		for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+		return c >>> 0;
+	});
+	const crc = (buf) => {
+		let c = 0xffffffff;
+		for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+		return (c ^ 0xffffffff) >>> 0;
+	};
+	const chunk = (type, data) => {
+		const len = Buffer.alloc(4); len.writeUInt32BE(data.length);
+		const td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+		const c = Buffer.alloc(4); c.writeUInt32BE(crc(td));
+		return Buffer.concat([len, td, c]);
+	};
+	const ihdr = Buffer.alloc(13);
+	ihdr.writeUInt32BE(w, 0); ihdr.writeUInt32BE(h, 4);
+	ihdr[8] = 8; ihdr[9] = 2;
+	const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(w * 3, Buffer.from([255, 0, 0]))]);
+	const raw = Buffer.concat(Array.from({ length: h }, () => row));
+	return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr),
+	                      chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+// Images of the four types in ws (a real PNG and GIF; a JPEG and a WebP as far as their headers,
+// from the fuzz corpus), a binary file and a PNG over 10 MiB: [{ file, mime, width, height }].
+export async function writeImages(ws) {
+	const corpus = path.join(process.env.top_srcdir || '.', 'tests/fuzz/corpus/image');
+	fs.writeFileSync(path.join(ws, 'red.png'), await png(5, 3));
+	// the classic 1x1 GIF89a
+	fs.writeFileSync(path.join(ws, 'dot.gif'), Buffer.from(
+		'R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64'));
+	fs.copyFileSync(path.join(corpus, 'jpeg'), path.join(ws, 'photo.jpg'));
+	fs.copyFileSync(path.join(corpus, 'webp_vp8l'), path.join(ws, 'pic.webp'));
+	fs.writeFileSync(path.join(ws, 'data.bin'), Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7) & 255)));
+	const big = await png(4, 4);
+	fs.writeFileSync(path.join(ws, 'big.png'), Buffer.concat([big, Buffer.alloc(10 * 1024 * 1024 + 1 - big.length)]));
+	return [{ file: 'red.png', mime: 'image/png', width: 5, height: 3 },
+	        { file: 'dot.gif', mime: 'image/gif', width: 1, height: 1 },
+	        { file: 'photo.jpg', mime: 'image/jpeg' }, { file: 'pic.webp', mime: 'image/webp' }];
+}
+
+// Reads every image of writeImages through callTool and checks the image blocks, the other bytes'
+// resource blob and the refusal of the big PNG.
+export async function checkImages(ws, callTool) {
+	for (const img of await writeImages(ws)) {
+		const r = await callTool({ name: 'fs_readBytes', arguments: { path: img.file } });
+		assert.equal(r.isError, false, JSON.stringify(r).slice(0, 300));
+		const block = r.content[0];
+		assert.equal(block.type, 'image', `${img.file}: ${JSON.stringify(block).slice(0, 200)}`);
+		assert.equal(block.mimeType, img.mime);
+		assert.ok(Buffer.from(block.data, 'base64').equals(fs.readFileSync(path.join(ws, img.file))),
+		          `${img.file}: the image block is not the file`);
+		assert.equal(Buffer.from(block.data, 'base64').toString('base64'), block.data, 'not canonical base64');
+		assert.ok(r.structuredContent.width > 0 && r.structuredContent.height > 0, img.file);
+		if (img.width) {
+			assert.equal(r.structuredContent.width, img.width);
+			assert.equal(r.structuredContent.height, img.height);
+		}
+		assert.deepEqual(textJson(r, 'fs_readBytes'), r.structuredContent);
+	}
+	for (const [file, args] of [['data.bin', {}], ['red.png', { offset: 8, length: 20 }], ['a.txt', {}]]) {
+		const r = await callTool({ name: 'fs_readBytes', arguments: { path: file, ...args } });
+		assert.equal(r.isError, false);
+		const block = r.content[0];
+		assert.equal(block.type, 'resource', `${file}: ${JSON.stringify(block).slice(0, 200)}`);
+		assert.equal(block.resource.uri, 'file://' + fs.realpathSync(ws) + '/' + file);
+		assert.equal(block.resource.mimeType, r.structuredContent.mimeType);
+		const want = fs.readFileSync(path.join(ws, file)).subarray(args.offset || 0,
+			(args.offset || 0) + (args.length || 1e9));
+		assert.ok(Buffer.from(block.resource.blob, 'base64').equals(want), `${file}: the blob is not the file`);
+	}
+	const big = await callTool({ name: 'fs_readBytes', arguments: { path: 'big.png' } });
+	assert.equal(big.isError, true);
+	assert.equal(big.structuredContent.errorCode, 'TooLarge');
+	assert.match(big.content[0].text, /10 MiB/);
+	assert.ok(!big.content.some((c) => c.type === 'image'));
+}
+
+// Lists, pages and reads the workspace's files as resources through a real client (list(cursor),
+// read(uri), templates(), pagesSent(): resources/list responses seen): every file once, text as text, bytes as a blob that decodes to the file.
+export async function checkResources(ws, { list, read, templates, pagesSent }) {
+	const real = fs.realpathSync(ws);
+	for (let i = 0; i < 205; i++)
+		fs.writeFileSync(path.join(ws, `r${String(i).padStart(3, '0')}.txt`), `line ${i}\n`);
+	const bytes = Buffer.from(Array.from({ length: 1000 }, (_, i) => (i * 31) & 255));
+	fs.writeFileSync(path.join(ws, 'z.bin'), bytes);
+	const want = fs.readdirSync(ws).filter((n) => !n.startsWith('.') &&
+		fs.statSync(path.join(ws, n)).isFile()).map((n) => `file://${real}/${n}`).sort();
+	const seen = [];
+	let cursor, pages = 0;
+	do {
+		const r = await list(cursor);
+		pages++;
+		seen.push(...r.resources.map((x) => x.uri));
+		cursor = r.nextCursor;
+	} while (cursor && pages < 50);
+	// (SDK v2 may gather the pages itself: then count the responses hermes sent)
+	assert.ok(pagesSent() >= 2, `${pagesSent()} page(s), ${pages} asked for`);
+	assert.deepEqual(seen.filter((u) => !u.includes('/olddir/')), want);
+	const t = await read(`file://${real}/r007.txt`);
+	assert.equal(t.contents[0].text, 'line 7\n');
+	const b = await read(`file://${real}/z.bin`);
+	assert.ok(Buffer.from(b.contents[0].blob, 'base64').equals(bytes));
+	const tpl = await templates();
+	assert.equal(tpl.resourceTemplates[0].uriTemplate, `file://${real}/{+path}`);
+	await assert.rejects(read(`file://${real}/missing.txt`), /NotFound/);
 }

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { test, finish, sleep, alive, workspace, prepare, argumentsFor, mustSucceed, startHttp,
-         schemaValidator, watch, httpBuilt, abortStopsProgram } from './mcp_lib.mjs';
+         schemaValidator, watch, httpBuilt, abortStopsProgram, textJson, checkImages, checkResources } from './mcp_lib.mjs';
 
 const sdkDir = process.env.MCP_SDK_DIR;
 const hermes = process.env.HERMES;
@@ -87,7 +87,7 @@ for (const kind of kinds) {
 			// the SDK validates structuredContent against outputSchema and throws if it does not match
 			const r = await client.callTool({ name: t.name, arguments: argumentsFor(t) });
 			assert.equal(typeof r.isError, 'boolean', t.name);
-			assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, t.name);
+			assert.deepEqual(textJson(r, t.name), r.structuredContent, t.name);
 			if (t.outputSchema) {
 				const v = ajv.compile(t.outputSchema);
 				assert.ok(v(r.structuredContent), `${t.name}: ${JSON.stringify(v.errors)}`);
@@ -102,6 +102,27 @@ for (const kind of kinds) {
 		assert.equal(bad.isError, true);
 		assert.match(bad.content[0].text, /startLine/);
 		await assert.rejects(client.callTool({ name: 'fs_teleport', arguments: {} }), /fs_teleport/);
+		assert.deepEqual(seen.problems, []);
+		await close();
+	});
+
+	await test(`${kind}: images as image blocks, other bytes as resource blobs, valid`, async () => {
+		const ws = workspace();
+		prepare(ws);
+		const { client, seen, close } = await connect({ args: ['--root', ws], kind });
+		await checkImages(ws, (p) => client.callTool(p));
+		assert.deepEqual(seen.problems, []);
+		await close();
+	});
+
+	await test(`${kind}: the workspace's files as resources, paged, read, valid`, async () => {
+		const ws = workspace();
+		const { client, seen, close } = await connect({ args: ['--root', ws], kind });
+		assert.ok(client.getServerCapabilities().resources);
+		await checkResources(ws, { list: (cursor) => client.listResources(cursor ? { cursor } : {}),
+		                          read: (uri) => client.readResource({ uri }),
+		                          templates: () => client.listResourceTemplates(),
+		                          pagesSent: () => seen.messages.filter((m) => m.result && m.result.resources).length });
 		assert.deepEqual(seen.problems, []);
 		await close();
 	});
@@ -135,6 +156,29 @@ for (const kind of kinds) {
 
 // Roots are a stdio affair here: hermes mcp --listen takes its workspace from --root or its
 // current directory.
+await test('stdio: a subscribed resource is announced when its file changes, until unsubscribed', async () => {
+	const ws = workspace();
+	fs.writeFileSync(path.join(ws, 'watched.txt'), 'one\n');
+	const { client, seen, close } = await connect({ args: ['--root', ws] });
+	assert.equal(client.getServerCapabilities().resources.subscribe, true);
+	const updated = [];
+	client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+	const uri = `file://${fs.realpathSync(ws)}/watched.txt`;
+	await client.subscribeResource({ uri });
+	fs.writeFileSync(path.join(ws, 'other.txt'), 'x\n');
+	fs.writeFileSync(path.join(ws, 'watched.txt'), 'two\n');
+	for (let i = 0; i < 150 && !updated.length; i++) await sleep(10);
+	assert.deepEqual([...new Set(updated)], [uri]);
+	assert.equal((await client.readResource({ uri })).contents[0].text, 'two\n');
+	await client.unsubscribeResource({ uri });
+	updated.length = 0;
+	fs.writeFileSync(path.join(ws, 'watched.txt'), 'three\n');
+	await sleep(300);
+	assert.deepEqual(updated, []);
+	assert.deepEqual(seen.problems, []);
+	await close();
+});
+
 await test('without --root the workspace is the client\'s first root, even for the first call', async () => {
 	const ws = workspace(), elsewhere = workspace();
 	fs.writeFileSync(path.join(ws, 'only-here.txt'), 'x\n');

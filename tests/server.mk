@@ -37,6 +37,7 @@ SERVER_PY_TESTS = \
 	tests/code_pyright.py \
 	tests/code_typescript.py \
 	tests/mcp_modern.py \
+	tests/mcp_resources.py \
 	tests/mcp_http.py \
 	tests/mcp_http_abuse.py \
 	tests/mcp_oauth.py \

@@ -8,4 +8,7 @@ libhermes_server_la_SOURCES += \
 	src/protocol/hermes/hermes_introspect.c \
 	src/protocol/mcp/mcp.c src/protocol/mcp/mcp.h \
 	src/protocol/mcp/mcp_tools.c \
+	src/protocol/mcp/mcp_bytes.c \
+	src/protocol/mcp/mcp_resources.c \
+	src/protocol/mcp/mcp_subscribe.c \
 	src/protocol/mcp/mcp_meta.c src/protocol/mcp/mcp_meta.h

@@ -146,6 +146,9 @@ static void run_request(hermes_pool_job_t *job)
 	if (req->id == NULL) {
 		free(result);
 		memset(&r, 0, sizeof r);
+	} else if (req->answer->reply_call) {
+		req->answer->reply_call(&r, req->id, outcome, result, &err, cancelled, req->params,
+		                        req->ex);
 	} else {
 		req->answer->reply(&r, req->id, outcome, result, &err, cancelled);
 	}

@@ -58,6 +58,11 @@ typedef struct hermes_verb_answer {
 	 * content, the verb's JSON of it, what the protocol wraps around that): what the memory
 	 * bound counts for a verb that announces a result (requests.c). */
 	unsigned result_copies;
+	/* Optional, used instead of reply when set: the same with the call's arguments and the
+	 * workspace it ran in, for a reply that names the file the verb read (MCP's fs.readBytes). */
+	void (*reply_call)(hermes_reply_t *r, const char *id, hermes_outcome_t outcome, char *result,
+	                   const hermes_error_t *err, bool cancelled, const hermes_json_t *args,
+	                   hermes_executor_t *ex);
 } hermes_verb_answer_t;
 
 /* A request (or notification) handed to the worker pool. Lives from dispatch until its reply is
@@ -154,6 +159,8 @@ typedef struct server {
 	bool client_roots;              /* the client has the roots capability */
 	bool roots_pending;             /* tool calls wait for the answer to roots/list */
 	char *roots_request;            /* the id text of the roots/list request in flight */
+	void *protocol_state;           /* a protocol's own session state (MCP: subscriptions) */
+	void (*protocol_state_free)(void *state); /* frees it with the session (NULL: nothing) */
 	unsigned next_request_id;       /* requests the server sends */
 	struct parked *parked;          /* tool calls waiting for the answer to roots/list */
 	size_t n_parked;

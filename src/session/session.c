@@ -163,6 +163,8 @@ void hermes_session_free(hermes_session_t *srv)
 		free(srv->retired);
 		srv->retired = next;
 	}
+	if (srv->protocol_state_free)
+		srv->protocol_state_free(srv->protocol_state);
 	free(srv->roots_request);
 	free(srv->workspace_error);
 	pthread_mutex_destroy(&srv->lock);

@@ -57,7 +57,7 @@ static void answer_reply(hermes_reply_t *r, const char *id, hermes_outcome_t out
 }
 
 /* the content, and the verb's JSON of it (the reply takes that JSON as it is) */
-static const hermes_verb_answer_t answer = {answer_reply, NULL, 2};
+static const hermes_verb_answer_t answer = {answer_reply, NULL, 2, NULL};
 
 /* Queues a verb call: params are its named arguments (verb NULL: an envelope). */
 static void queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb, const hermes_json_t *params)

@@ -116,7 +116,7 @@ static void mcp_initialize(server_t *srv, call_t *c)
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"protocolVersion\":");
 	hermes_buf_json_string(&b, version, strlen(version));
-	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":{\"subscribe\":true,\"listChanged\":false},\"logging\":{}},"
 	                "\"serverInfo\":{\"name\":\"hermes\",\"title\":\"Hermes\",\"version\":");
 	hermes_buf_json_string(&b, hermes_version(), strlen(hermes_version()));
 	hermes_buf_puts(&b, "},\"instructions\":");
@@ -159,7 +159,8 @@ static void mcp_cancelled(server_t *srv, call_t *c)
 	char *key = hermes_rpc_id_key(id, &key_len);
 	if (key) {
 		const hermes_json_t *reason = hermes_json_member(c->m.params, "reason");
-		size_t n = hermes_inflight_cancel(srv, key, key_len, HERMES_CANCEL_SILENT);
+		size_t n = hermes_mcp_subscriptions_cancel(srv, key, key_len) ? 1 :
+		           hermes_inflight_cancel(srv, key, key_len, HERMES_CANCEL_SILENT);
 		hermes_log(HERMES_LOG_INFO, "notifications/cancelled (%s): %zu request(s) stopped",
 		           hermes_json_is_c_string(reason) ? reason->str : "no reason given", n);
 		free(key);
@@ -252,6 +253,7 @@ static void mcp_response(server_t *srv, call_t *c, const hermes_json_t *obj)
 /* The deadline of the tool calls waiting for roots/list; at the end of input they wait no more. */
 static void mcp_tick(server_t *srv, int *timeout_ms)
 {
+	hermes_mcp_subscriptions_tick(srv, timeout_ms);
 	if (srv->parked == NULL)
 		return;
 	int64_t left = srv->roots_deadline - hermes_mcp_clock_ms();
@@ -268,18 +270,25 @@ static void mcp_tick(server_t *srv, int *timeout_ms)
 		*timeout_ms = (int)left;
 }
 
+static void mcp_listen(server_t *srv, call_t *c)
+{
+	hermes_mcp_meta_t meta;
+	if (hermes_mcp_modern_begin(c, &meta))
+		hermes_mcp_subscriptions_listen(srv, c);
+}
+
 /* server/discover (2026-07-28): the versions, capabilities and instructions, made complete. */
 static void mcp_discover(server_t *srv, call_t *c)
 {
-	(void)srv;
 	hermes_mcp_meta_t meta;
 	if (!hermes_mcp_modern_begin(c, &meta))
 		return;
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"supportedVersions\":");
 	hermes_mcp_versions_json(&b);
-	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"logging\":{}},"
-	                "\"instructions\":");
+	hermes_buf_printf(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":"
+	                  "{\"subscribe\":%s,\"listChanged\":false},\"logging\":{}},\"instructions\":",
+	                  c->ch == srv->channel ? "true" : "false"); /* subscriptions/listen: stdio */
 	hermes_buf_json_string(&b, instructions, strlen(instructions));
 	hermes_buf_puts(&b, "}");
 	hermes_mcp_reply_complete(c, hermes_buf_finish(&b), true);
@@ -300,6 +309,11 @@ static const method_t methods[] = {
 	{"logging/setLevel",                 mcp_set_level,           REQUEST,      false,       true,           false},
 	{"tools/list",                       hermes_mcp_tools_list,   REQUEST,      false,       false,          false},
 	{"tools/call",                       hermes_mcp_tools_call,   REQUEST,      false,       false,          false},
+	{"resources/list",                   hermes_mcp_resources_list,      REQUEST, false,  false,          false},
+	{"resources/templates/list",         hermes_mcp_resources_templates, REQUEST, false,  false,          false},
+	{"resources/read",                   hermes_mcp_resources_read,      REQUEST, false,  false,          false},
+	{"resources/subscribe",              hermes_mcp_resources_subscribe,   REQUEST, false, false,         false},
+	{"resources/unsubscribe",            hermes_mcp_resources_unsubscribe, REQUEST, false, false,         false},
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };
 
@@ -310,7 +324,11 @@ static const method_t modern_methods[] = {
 	{"server/discover",                  mcp_discover,                 REQUEST,      true,        true,           false},
 	{"tools/list",                       hermes_mcp_modern_tools_list, REQUEST,      true,        false,          true},
 	{"tools/call",                       hermes_mcp_modern_tools_call, REQUEST,      true,        false,          false},
+	{"resources/list",                   hermes_mcp_modern_resources_list,      REQUEST, true, false,     true},
+	{"resources/templates/list",         hermes_mcp_modern_resources_templates, REQUEST, true, false,     true},
+	{"resources/read",                   hermes_mcp_modern_resources_read,      REQUEST, true, false,     true},
 	{"notifications/cancelled",          mcp_cancelled,                NOTIFICATION, true,        true,           false},
+	{"subscriptions/listen",             mcp_listen,                   REQUEST,      true,        false,          true},
 	{NULL, NULL, HERMES_METHOD_EITHER, false, false, false},
 };
 

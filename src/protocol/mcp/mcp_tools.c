@@ -257,10 +257,63 @@ static void send_progress(hermes_channel_t *ch, const char *token, double progre
 	free(params);
 }
 
+/* fs.readBytes: its bytes as an image or resource block (mcp_bytes.c), else as any tool's. */
+static char *bytes_result_body(hermes_outcome_t outcome, char *result, const hermes_error_t *err,
+                               const hermes_json_t *args, hermes_executor_t *ex, bool *oom)
+{
+	*oom = false;
+	if (outcome == HERMES_OUTCOME_SUCCEEDED && result) {
+		bool shaped;
+		char *body = hermes_mcp_bytes_body(result, args, ex, &shaped);
+		if (shaped) {
+			free(result);
+			*oom = body == NULL;
+			return body;
+		}
+	}
+	char *body = tool_result_body(outcome, result, err);
+	*oom = body == NULL;
+	return body;
+}
+
+static void bytes_result(hermes_reply_t *r, const char *id, hermes_outcome_t outcome, char *result,
+                         const hermes_error_t *err, bool cancelled, const hermes_json_t *args,
+                         hermes_executor_t *ex)
+{
+	(void)cancelled;
+	bool oom;
+	char *body = bytes_result_body(outcome, result, err, args, ex, &oom);
+	if (body == NULL)
+		hermes_rpc_error(r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		hermes_rpc_result(r, id, body, strlen(body));
+}
+
+static void bytes_result_modern(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
+                                char *result, const hermes_error_t *err, bool cancelled,
+                                const hermes_json_t *args, hermes_executor_t *ex)
+{
+	(void)cancelled;
+	bool oom;
+	char *body = bytes_result_body(outcome, result, err, args, ex, &oom), *complete = NULL;
+	size_t n = 0;
+	if (body)
+		complete = hermes_mcp_complete(body, strlen(body), false, &n);
+	free(body);
+	if (complete == NULL)
+		hermes_rpc_error(r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
+	else
+		hermes_rpc_result(r, id, complete, n);
+}
+
 /* the content, the verb's JSON, that JSON again as the text content, and the reply */
-static const hermes_verb_answer_t answer = {tool_result, send_progress, 4};
+static const hermes_verb_answer_t answer = {tool_result, send_progress, 4, NULL};
 /* the same, and the reply made complete (2026-07-28) beside it */
-static const hermes_verb_answer_t answer_modern = {tool_result_modern, send_progress, 5};
+static const hermes_verb_answer_t answer_modern = {tool_result_modern, send_progress, 5, NULL};
+/* fs.readBytes: the bytes twice (the block and the structured result), the parsed copy, the reply */
+static const hermes_verb_answer_t answer_bytes = {tool_result, send_progress, 6, bytes_result};
+static const hermes_verb_answer_t answer_bytes_modern = {tool_result_modern, send_progress, 7,
+                                                         bytes_result_modern};
 
 /* Waits for the client's roots: the call is kept (its id, message and channel) until the answer
  * comes, or the deadline. */
@@ -332,7 +385,10 @@ static void tools_call(server_t *srv, call_t *c, bool modern)
 	const hermes_json_t *token = hermes_json_member(meta, "progressToken");
 	if (token && token->type != HERMES_JSON_STRING && token->type != HERMES_JSON_NUMBER)
 		token = NULL;
-	hermes_requests_queue(srv, c, verb, args, modern ? &answer_modern : &answer,
+	const hermes_verb_answer_t *how = modern ? &answer_modern : &answer;
+	if (strcmp(verb->name, "fs.readBytes") == 0)
+		how = modern ? &answer_bytes_modern : &answer_bytes;
+	hermes_requests_queue(srv, c, verb, args, how,
 	                      token ? c->msg->body + token->start : NULL,
 	                      token ? token->end - token->start : 0);
 }
