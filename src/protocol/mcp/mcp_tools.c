@@ -159,7 +159,16 @@ void hermes_mcp_modern_tools_list(server_t *srv, call_t *c)
 	{
 		bool restricted;
 		char *list = tools_json(srv, c->ch, &restricted);
-		hermes_mcp_reply_complete(c, list, !restricted); /* a list for one token: not public */
+		if (restricted && list) {
+			/* a list for one caller's rights: cached by that client alone (the 2026 result
+			 * must carry the hints) */
+			hermes_buf_t b = HERMES_BUF_INIT;
+			hermes_buf_printf(&b, "{\"ttlMs\":%d,\"cacheScope\":\"private\",%s",
+			                  HERMES_MCP_TTL_MS, list + 1);
+			free(list);
+			list = hermes_buf_finish(&b);
+		}
+		hermes_mcp_reply_complete(c, list, !restricted);
 	}
 }
 
