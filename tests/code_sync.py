@@ -107,6 +107,32 @@ def test_edits_reach_the_running_server():
         shutil.rmtree(ws, ignore_errors=True)
 
 
+def test_diagnostics_of_every_open_file():
+    ws = workspace()
+    try:
+        with Server(cwd=ws) as s:
+            r = expect_result(s.call("code.diagnostics", {}, timeout=30))
+            check(r["succeeded"] is False and r["errorCode"] == "InvalidArgument" and
+                  "language" in r["errorMessage"], r)
+            # Nothing open yet: none, settled.
+            r = call(s, "code.diagnostics", {"language": "c"})
+            check(r["diagnostics"] == [] and r["settled"] is True, r)
+            call(s, "code.diagnostics", {"path": "a.c"})
+            call(s, "code.definition", {"path": "b.c", "line": 3, "column": 5})
+            # Broken behind the server's back: the call reads every open file's current text.
+            with open(os.path.join(ws, "b.c"), "a") as f:
+                f.write("int broken(void) { return undeclared_thing; }\n")
+            r = call(s, "code.diagnostics", {"language": "c"})
+            check(r["settled"] is True, r)
+            got = [(d["path"], d["line"], d["severity"]) for d in r["diagnostics"]]
+            check(got == [("b.c", 7, "error")], r)
+            check("undeclared_thing" in r["diagnostics"][0]["message"], r)
+            r = call(s, "code.diagnostics", {"path": "b.c"})
+            check([d["path"] for d in r["diagnostics"]] == ["b.c"], r)
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+
+
 if __name__ == "__main__":
     if not CLANGD:
         print("SKIP: clangd is not installed (apt-get install clangd)")
