@@ -57,6 +57,11 @@ int hermes_lsp_notify(hermes_lsp_client_t *c, const char *method, const char *pa
 int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *language_id,
                     const char *text, size_t len, bool *changed, hermes_error_t *err);
 
+/* The URIs of the documents open at the server, in no particular order: *out is a malloc'd
+ * array of *count malloc'd strings (free each and the array). 0, or -1 if out of memory (*out and
+ * *count untouched). */
+int hermes_lsp_open_documents(hermes_lsp_client_t *c, char ***out, size_t *count);
+
 /* The diagnostics the server last published for uri, as the JSON text of their array (malloc'd,
  * caller frees), or NULL if none were published since the document was last synced. Waits for
  * them up to timeout_ms (0: does not wait), or until cancel. */

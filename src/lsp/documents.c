@@ -155,6 +155,27 @@ void hermes_lsp_docs_published(hermes_lsp_client_t *c, const char *body,
 	pthread_mutex_unlock(&c->lock);
 }
 
+int hermes_lsp_open_documents(hermes_lsp_client_t *c, char ***out, size_t *count)
+{
+	pthread_mutex_lock(&c->lock);
+	size_t n = c->ndocs;
+	char **uris = calloc(n ? n : 1, sizeof *uris);
+	size_t i = 0;
+	for (; uris && i < n; i++)
+		if (!(uris[i] = strdup(c->docs[i].uri)))
+			break;
+	pthread_mutex_unlock(&c->lock);
+	if (!uris || i < n) {
+		for (size_t j = 0; uris && j < i; j++)
+			free(uris[j]);
+		free(uris);
+		return -1;
+	}
+	*out = uris;
+	*count = n;
+	return 0;
+}
+
 char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeout_ms,
                              const hermes_cancel_t *cancel)
 {

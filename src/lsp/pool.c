@@ -376,6 +376,27 @@ int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const hermes_ws_t *ws, const ch
 	return rc;
 }
 
+int hermes_lsp_pool_peek(hermes_lsp_pool_t *pool, const hermes_ws_t *ws, const char *language,
+                         hermes_lsp_client_t **out)
+{
+	int rc = -1;
+	pthread_mutex_lock(&pool->lock);
+	for (size_t i = 0; i < pool->nservers && rc < 0; i++) {
+		server_t *s = &pool->servers[i];
+		if (!serves(s, language))
+			continue;
+		if (s->active && strcmp(s->active->root, ws->root) == 0 &&
+		    hermes_lsp_client_alive(s->active->client)) {
+			s->active->refs++;
+			*out = s->active->client;
+			rc = 0;
+		}
+		break; /* the first server of the language is the one hermes_lsp_pool_get uses */
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return rc;
+}
+
 void hermes_lsp_pool_release(hermes_lsp_pool_t *pool, hermes_lsp_client_t *client)
 {
 	pthread_mutex_lock(&pool->lock);

@@ -44,6 +44,12 @@ int hermes_lsp_pool_get(hermes_lsp_pool_t *pool, const hermes_ws_t *ws, const ch
                         hermes_error_t *err);
 void hermes_lsp_pool_release(hermes_lsp_pool_t *pool, hermes_lsp_client_t *client);
 
+/* The server for language if one runs (alive) for the root of ws; never starts one (an edit tells
+ * a running server what changed, and must not wait for a start). 0 and *out a reference to
+ * release with hermes_lsp_pool_release, or -1 (none runs; *out untouched). */
+int hermes_lsp_pool_peek(hermes_lsp_pool_t *pool, const hermes_ws_t *ws, const char *language,
+                         hermes_lsp_client_t **out);
+
 /* One known server, for code.servers. */
 typedef struct hermes_lsp_server_info {
 	char name[64];            /* the command's name */

@@ -113,4 +113,9 @@ const hermes_code_sym_t *hermes_code_enclosing(const hermes_code_outline_t *o, i
 const char *hermes_code_kind_name(int kind);
 int hermes_code_kind_of(const char *name);
 
+/* After an editing verb wrote path (workspace-relative): if a language server for its language
+ * runs for the workspace, it is sent the file's new text (didOpen or didChange), so that the next
+ * code.* answer is computed from it. Never starts a server; never fails (the edit is made). */
+void hermes_code_written(const hermes_call_t *call, const char *path);
+
 #endif

@@ -79,55 +79,120 @@ static const char *severity_name(const hermes_json_t *d)
 	return names[s - 1];
 }
 
+/* Appends the diagnostics of f published as the JSON array text. False if out of memory. */
+static bool add_diagnostics(hermes_code_diagnostics_result_t *result, const hermes_code_file_t *f,
+                            const char *text)
+{
+	hermes_json_doc_t *doc = NULL;
+	size_t end;
+	if (hermes_json_parse(text, strlen(text), 64, &doc, &end, NULL) != 0)
+		return true; /* the reader took it as an array: nothing to add if it is not one */
+	const hermes_json_t *arr = hermes_json_root(doc);
+	hermes_code_diagnostic_t *grown =
+		realloc(result->diagnostics, (result->diagnostics_count + arr->count + 1) *
+		                             sizeof *result->diagnostics);
+	if (!grown) {
+		hermes_json_doc_free(doc);
+		return false;
+	}
+	result->diagnostics = grown;
+	bool ok = true;
+	for (const hermes_json_t *d = arr->child; d; d = d->next) {
+		int64_t r[4];
+		const hermes_json_t *msg = hermes_json_member(d, "message");
+		if (!hermes_code_range(hermes_json_member(d, "range"), r) || !msg ||
+		    msg->type != HERMES_JSON_STRING)
+			continue;
+		hermes_code_diagnostic_t *o = &result->diagnostics[result->diagnostics_count++];
+		memset(o, 0, sizeof *o);
+		o->path = strdup(f->path);
+		o->severity = strdup(severity_name(d));
+		hermes_code_to_hermes(f, r[0], r[1], &o->line, &o->column);
+		hermes_code_to_hermes(f, r[2], r[3], &o->end_line, &o->end_column);
+		o->message = hermes_text_lossy_n(msg->str, msg->len);
+		const hermes_json_t *code = hermes_json_member(d, "code");
+		if (code && (code->type == HERMES_JSON_STRING || code->type == HERMES_JSON_NUMBER))
+			o->code = hermes_text_lossy_n(code->str, code->len);
+		const hermes_json_t *src = hermes_json_member(d, "source");
+		if (src && src->type == HERMES_JSON_STRING)
+			o->source = hermes_text_lossy_n(src->str, src->len);
+		ok = ok && o->path && o->severity && o->message;
+	}
+	hermes_json_doc_free(doc);
+	return ok;
+}
+
+/* The workspace files open at the server, each synced to its current text (one gone or no
+ * longer text is left out). At most HERMES_CODE_MAX_FILES; *n of them in files. */
+static void open_files(hermes_code_ctx_t *ctx, hermes_code_file_t **files, size_t *n)
+{
+	char **uris = NULL;
+	size_t count = 0;
+	*n = 0;
+	if (hermes_lsp_open_documents(ctx->client, &uris, &count) < 0)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		hermes_code_file_t *f = *n < HERMES_CODE_MAX_FILES ? hermes_code_file(ctx, uris[i]) : NULL;
+		hermes_error_t err = {0};
+		/* Outside the workspace (a header of the system the server opened) has no path. */
+		if (f && f->text && f->path[0] != '/' &&
+		    hermes_lsp_sync(ctx->client, f->uri, ctx->language_id, f->text, f->len, NULL,
+		                    &err) == 0) {
+			f->synced = true;
+			files[(*n)++] = f;
+		}
+		free(uris[i]);
+	}
+	free(uris);
+}
+
 void hermes_verb_code_diagnostics(const hermes_call_t *call, const void *args_, void *result_)
 {
 	const hermes_code_diagnostics_args_t *args = args_;
 	hermes_code_diagnostics_result_t *result = result_;
 	hermes_code_ctx_t ctx;
-	hermes_code_file_t *f = NULL;
-	if (hermes_code_begin(&ctx, call, result, args->path, NULL))
-		f = hermes_code_open(&ctx, args->path);
-	char *text = f ? hermes_lsp_diagnostics(ctx.client, f->uri, args->wait_seconds * 1000,
-	                                        call->cancel) : NULL;
-	hermes_json_doc_t *doc = NULL;
-	size_t end;
-	if (f && !text) {
-		if (hermes_cancel_requested(call->cancel)) {
-			hermes_result_fail(result, HERMES_E_CANCELLED, "code.diagnostics was cancelled");
-		} else if (!hermes_lsp_client_alive(ctx.client)) {
-			hermes_error_t err = {0};
-			hermes_lsp_dead_error(ctx.client, &err);
-			hermes_result_fail(result, HERMES_E_UNAVAILABLE, "%s", err.message);
-		} else {
-			result->settled = false;
-			result->diagnostics = calloc(1, sizeof *result->diagnostics);
-		}
-	} else if (f && hermes_json_parse(text, strlen(text), 64, &doc, &end, NULL) == 0) {
-		const hermes_json_t *arr = hermes_json_root(doc);
-		result->settled = true;
-		result->diagnostics = calloc(arr->count ? arr->count : 1, sizeof *result->diagnostics);
-		for (const hermes_json_t *d = arr->child; result->diagnostics && d; d = d->next) {
-			int64_t r[4];
-			const hermes_json_t *msg = hermes_json_member(d, "message");
-			if (!hermes_code_range(hermes_json_member(d, "range"), r) || !msg ||
-			    msg->type != HERMES_JSON_STRING)
-				continue;
-			hermes_code_diagnostic_t *o = &result->diagnostics[result->diagnostics_count++];
-			o->severity = strdup(severity_name(d));
-			hermes_code_to_hermes(f, r[0], r[1], &o->line, &o->column);
-			hermes_code_to_hermes(f, r[2], r[3], &o->end_line, &o->end_column);
-			o->message = hermes_text_lossy_n(msg->str, msg->len);
-			const hermes_json_t *code = hermes_json_member(d, "code");
-			if (code && (code->type == HERMES_JSON_STRING || code->type == HERMES_JSON_NUMBER))
-				o->code = hermes_text_lossy_n(code->str, code->len);
-			const hermes_json_t *src = hermes_json_member(d, "source");
-			if (src && src->type == HERMES_JSON_STRING)
-				o->source = hermes_text_lossy_n(src->str, src->len);
-		}
+	hermes_code_file_t *files[HERMES_CODE_MAX_FILES];
+	size_t n = 0;
+	if (!hermes_code_begin(&ctx, call, result, args->path, args->language)) {
+		hermes_code_end(&ctx);
+		return;
 	}
-	if (f && result->common.succeeded && !result->diagnostics)
+	if (args->path) {
+		if ((files[0] = hermes_code_open(&ctx, args->path)))
+			n = 1;
+		else {
+			hermes_code_end(&ctx);
+			return;
+		}
+	} else {
+		open_files(&ctx, files, &n);
+	}
+	result->settled = true;
+	result->diagnostics = calloc(1, sizeof *result->diagnostics);
+	bool ok = result->diagnostics != NULL;
+	int64_t deadline = hermes_lsp_now_ms() + (int64_t)args->wait_seconds * 1000;
+	for (size_t i = 0; ok && i < n; i++) {
+		int64_t left = deadline - hermes_lsp_now_ms();
+		char *text = hermes_lsp_diagnostics(ctx.client, files[i]->uri, left > 0 ? (int)left : 0,
+		                                    call->cancel);
+		if (!text) {
+			if (hermes_cancel_requested(call->cancel)) {
+				hermes_result_fail(result, HERMES_E_CANCELLED, "code.diagnostics was cancelled");
+				break;
+			}
+			if (!hermes_lsp_client_alive(ctx.client)) {
+				hermes_error_t err = {0};
+				hermes_lsp_dead_error(ctx.client, &err);
+				hermes_result_fail(result, HERMES_E_UNAVAILABLE, "%s", err.message);
+				break;
+			}
+			result->settled = false;
+			continue;
+		}
+		ok = add_diagnostics(result, files[i], text);
+		free(text);
+	}
+	if (result->common.succeeded && !ok)
 		hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
-	hermes_json_doc_free(doc);
-	free(text);
 	hermes_code_end(&ctx);
 }

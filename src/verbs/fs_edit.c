@@ -18,6 +18,7 @@
 #include "fs/history.h"
 #include "fs/diff.h"
 #include "fs/filelock.h"
+#include "verbs/code.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
 #include "fs/match.h"
@@ -373,4 +374,6 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 		     turn++)
 			;
 	hermes_ws_loc_close(&loc);
+	if (result->version && !args->dry_run)
+		hermes_code_written(call, args->path);
 }

@@ -17,6 +17,7 @@
 #include "fs/match.h"
 #include "fs/patch.h"
 #include "fs/patch_apply.h"
+#include "verbs/code.h"
 #include "verbs/handlers.h"
 
 /* What compute found for one file of the patch. */
@@ -278,6 +279,10 @@ void hermes_verb_fs_apply_patch(const hermes_call_t *call, const void *args_, vo
 		hermes_result_fail(result, err.code ? err.code : HERMES_E_INTERNAL, "%s", err.message);
 	else if (fill(result, &p, files, out) != 0)
 		hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
+	else if (!args->dry_run)
+		for (size_t i = 0; i < n; i++)
+			if (files[i].op == HERMES_COMMIT_WRITE)
+				hermes_code_written(call, files[i].path);
 	hermes_commit_files_free(files, n);
 done:
 	if (out)

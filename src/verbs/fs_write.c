@@ -16,6 +16,7 @@
 #include "fs/commit.h"
 #include "fs/filelock.h"
 #include "fs/history.h"
+#include "verbs/code.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
@@ -167,6 +168,8 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 		     turn++)
 			;
 		hermes_ws_loc_close(&loc);
+		if (result->version)
+			hermes_code_written(call, args->path);
 	}
 	free(bytes);
 }
@@ -387,4 +390,6 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 		                                    turn == HERMES_VERBS_WRITE_TURNS - 1); turn++)
 			;
 	hermes_ws_loc_close(&loc);
+	if (result->version)
+		hermes_code_written(call, args->path);
 }
