@@ -298,7 +298,8 @@ bool hermes_lsp_wait_settled(hermes_lsp_client_t *c, int timeout_ms, const herme
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		int64_t now = hermes_lsp_now_ms();
-		settled = c->progress_active == 0 && (c->progress_seen || now - c->started_ms > 1000);
+		settled = c->progress_active == 0 &&
+		          (c->progress_seen || now - c->started_ms > HERMES_LSP_SETTLE_GRACE_MS);
 		if (settled || c->dead || now >= deadline || hermes_cancel_requested(cancel))
 			break;
 		int64_t until = now + (deadline - now < 50 ? deadline - now : 50);

@@ -70,7 +70,12 @@ char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeou
 
 /* Waits until the server has no work-done progress under way (clangd's background index, for
  * one), at most timeout_ms or until cancel: what a workspace-wide answer needs. A server that
- * never reports progress is taken as settled a second after it started. True if settled. */
+ * never reports progress is taken as settled HERMES_LSP_SETTLE_GRACE_MS after it started. True
+ * if settled. */
+/* How long a server that has reported no progress may still begin to (typescript-language-server
+ * begins loading its project a moment after initialize: a second was too short on a loaded
+ * machine, where it then answered a definition with the import line). */
+#define HERMES_LSP_SETTLE_GRACE_MS 3000
 bool hermes_lsp_wait_settled(hermes_lsp_client_t *c, int timeout_ms, const hermes_cancel_t *cancel);
 
 /* The state of the client, for code.servers. Strings are copied into the struct. */
