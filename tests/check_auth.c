@@ -549,7 +549,7 @@ START_TEST(test_oauth_discovery_rotation_and_cache)
 	snprintf(as.jwks, sizeof as.jwks, "{\"keys\":[%s]}", j1);
 	as.serve_rfc8414 = 0; /* only OpenID discovery answers */
 	pthread_mutex_unlock(&as.lock);
-	hermes_oauth_t *o = new_oauth(1);
+	hermes_oauth_t *o = new_oauth(3);
 	char why[512];
 	hermes_rights_t r;
 	char *t1 = token_for(k1, "one", "hermes:read hermes:write");
@@ -560,11 +560,11 @@ START_TEST(test_oauth_discovery_rotation_and_cache)
 	ck_assert_int_eq(hermes_oauth_verify(o, t1, strlen(t1), &r, why, sizeof why), HERMES_JWT_OK);
 	ck_assert_uint_eq(r.scopes, HERMES_SCOPE_READ | HERMES_SCOPE_WRITE);
 	/* the issuer rotates to a second key: a token under it makes Hermes fetch the set again,
-	 * once the refetch interval (1 s here, 30 s by default) has passed */
+	 * once the refetch interval (3 s here, 30 s by default) has passed */
 	pthread_mutex_lock(&as.lock);
 	snprintf(as.jwks, sizeof as.jwks, "{\"keys\":[%s,%s]}", j1, j2);
 	pthread_mutex_unlock(&as.lock);
-	sleep(2);
+	sleep(4);
 	char *t2 = token_for(k2, "two", "hermes:exec");
 	ck_assert_msg(hermes_oauth_verify(o, t2, strlen(t2), &r, why, sizeof why) == HERMES_JWT_OK, "%s", why);
 	ck_assert_uint_eq(r.scopes, HERMES_SCOPE_EXEC);

@@ -18,11 +18,15 @@
  *                    -> http_sessions.c (the shared 2026 session, the table of 2025-era ones)
  *                    -> http_respond.c (whole responses)
  *                    -> http_listen.c (the socket, accepting, connections)
+ *                    -> http_systemd.c (a socket passed by systemd's socket activation)
  *                    -> mhd_lib.c (libmicrohttpd, loaded on first use),
  *                       http_check.c (Origin, bearer token, mirrored headers, status codes)
  *   src/session/    session.c (new/end/free, messages in, end of input, signals, bounds, grace)
  *   src/protocol/   hermes/hermes_methods.c -> hermes_lifecycle.c, hermes_introspect.c  (Hermes)
- *                   mcp/mcp.c -> mcp_tools.c -> mcp_meta.c (2026 _meta, complete results)  (MCP)
+ *                   mcp/mcp.c -> mcp_subscribe.c (resources/subscribe, subscriptions/listen)
+ *                    -> mcp_resources.c (resources/list, read, templates) -> mcp_tools.c
+ *                    -> mcp_meta.c (2026 _meta, complete results), mcp_bytes.c (image and
+ *                       resource content of bytes)                                      (MCP)
  *                   side by side: neither calls the other; each has its method table
  *   src/rpc/        the core: dispatch.c (a message -> its rows -> the handlers)
  *                    -> requests.c (verb calls on the worker pool)

@@ -2,6 +2,8 @@
  * bearer token, mirrored headers, status codes); see http_check.h. */
 #include <config.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -464,6 +466,19 @@ bool hermes_http_etag_match(const char *header, const char *etag, bool exists, b
 				return true;
 		}
 		p += tl;
+	}
+	return false;
+}
+
+bool hermes_http_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a))
+			return a->s6_addr[12] == 127;
+		return IN6_IS_ADDR_LOOPBACK(a);
 	}
 	return false;
 }

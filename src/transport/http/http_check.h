@@ -13,6 +13,8 @@
 
 #include "core/json.h"
 
+struct sockaddr;
+
 /* True if a request with this Origin header may be served: no Origin (not a browser), an origin
  * on a loopback host (localhost, 127.0.0.0/8, [::1]; any scheme http/https and port), or one of
  * allowed[0..n) exactly (scheme, host and port compared case-insensitively; a trailing '/' on
@@ -78,5 +80,8 @@ int hermes_http_range_parse(const char *range, uint64_t size, uint64_t *off, uin
  * it: exactly (strong comparison, for If-Match), or also as W/"..." when weak (for
  * If-None-Match). */
 bool hermes_http_etag_match(const char *header, const char *etag, bool exists, bool weak);
+
+/* Whether sa is a loopback address (127/8, ::1, ::ffff:127/104). */
+bool hermes_http_loopback(const struct sockaddr *sa);
 
 #endif

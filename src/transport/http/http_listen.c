@@ -20,20 +20,8 @@
 #include <unistd.h>
 
 #include "rpc/log.h"
+#include "transport/http/http_check.h"
 #include "transport/http/http_server.h"
-
-bool hermes_http_loopback(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-	if (sa->sa_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-		if (IN6_IS_ADDR_V4MAPPED(a))
-			return a->s6_addr[12] == 127;
-		return IN6_IS_ADDR_LOOPBACK(a);
-	}
-	return false;
-}
 
 /* Binds and listens on spec; prints where. 0, or 2 with why said. */
 int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t url_len)

@@ -271,9 +271,6 @@ enum MHD_Result hermes_http_respond_empty(struct MHD_Connection *c, unsigned sta
 /* Binds and listens on spec ("systemd": takes the socket systemd passed); url: where, to print.
  * 0, or 2 with why said. */
 int hermes_http_listen_on(http_server_t *hs, const char *spec, char *url, size_t url_len);
-struct sockaddr;
-/* Whether sa is a loopback address (127/8, ::1, ::ffff:127/104). */
-bool hermes_http_loopback(const struct sockaddr *sa);
 
 /* ---- http_systemd.c ------------------------------------------------------------------------ */
 

@@ -18,6 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "transport/http/http_check.h"
 #include "transport/http/http_server.h"
 
 #define SD_LISTEN_FDS_START 3
