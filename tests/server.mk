@@ -66,4 +66,5 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
 	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py \
-	bench/watch_latency.py bench/files_transfer.sh bench/http_fleet.py bench/ts_sdk_server.mjs
+	bench/watch_latency.py bench/files_transfer.sh bench/http_fleet.py bench/ts_sdk_server.mjs \
+	bench/code_latency.py
