@@ -322,8 +322,14 @@ static int edit_once(const hermes_call_t *call, const hermes_fs_edit_file_args_t
 		hermes_history_after(hist, hi, &now);
 		hermes_history_finish(hist, rc == 0); /* for fs.undo */
 		if (rc == HERMES_WS_ECHANGED && !last) {
+			/* the next turn computes the result anew: nothing of this one stays */
 			free(result->diff);
 			result->diff = NULL;
+			for (size_t k = 0; k < result->tolerances_count; k++)
+				free(result->tolerances[k]);
+			free(result->tolerances);
+			result->tolerances = NULL;
+			result->tolerances_count = 0;
 			again = 1;
 			goto out;
 		}
