@@ -28,7 +28,10 @@ def make_workspace():
     os.makedirs(os.path.join(ws, "build/include/hermes"))
     os.makedirs(os.path.join(ws, "build/src/verbs"))
     for rel in ("config.h", "include/hermes/types.h", "src/verbs/gen_handlers.h"):
-        shutil.copy(os.path.join(TOP_BUILDDIR, rel), os.path.join(ws, "build", rel))
+        # made in the build tree, or shipped in a release tarball's source tree (distcheck)
+        built = os.path.join(TOP_BUILDDIR, rel)
+        shutil.copy(built if os.path.exists(built) else os.path.join(TOP_SRCDIR, rel),
+                    os.path.join(ws, "build", rel))
     cmds = []
     for dirpath, _, files in os.walk(os.path.join(ws, "src")):
         for f in sorted(files):
