@@ -20,6 +20,7 @@
 #include "core/encode.h"
 #include "core/executor.h"
 #include "core/idl.h"
+#include "core/instance.h"
 #include "core/json.h"
 #include "core/utf8.h"
 #include "core/verb.h"
@@ -898,6 +899,33 @@ START_TEST(errcode_names)
 }
 END_TEST
 
+START_TEST(instance_handles)
+{
+	ck_assert(hermes_instance_valid("a-1"));
+	ck_assert(!hermes_instance_valid("A"));
+	ck_assert(!hermes_instance_valid(""));
+	ck_assert(!hermes_instance_valid(NULL));
+	hermes_handles_t h, other;
+	hermes_handles_init(&h, "node-7");
+	hermes_handles_init(&other, "Not Valid"); /* the default name instead */
+	ck_assert(hermes_instance_valid(other.instance));
+	char a[HERMES_HANDLE_MAX], b[HERMES_HANDLE_MAX], owner[HERMES_INSTANCE_MAX + 1];
+	hermes_handles_mint(&h, 'w', a, sizeof a);
+	hermes_handles_mint(&h, 'w', b, sizeof b);
+	ck_assert_str_ne(a, b);
+	ck_assert_int_eq(strncmp(a, "node-7.w1-", 10), 0);
+	ck_assert_int_eq(strlen(a), strlen("node-7.w1-") + 6);
+	ck_assert_int_eq(strncmp(b, "node-7.w2-", 10), 0);
+	ck_assert_str_eq(a + 10, b + 10); /* one tag a table */
+	ck_assert(!hermes_handle_elsewhere(a, "node-7", owner, sizeof owner));
+	ck_assert(hermes_handle_elsewhere(a, "node-8", owner, sizeof owner));
+	ck_assert_str_eq(owner, "node-7");
+	ck_assert(!hermes_handle_elsewhere("no handle", "node-8", owner, sizeof owner));
+	ck_assert(!hermes_handle_elsewhere(".w1-000000", "node-8", owner, sizeof owner));
+	ck_assert(!hermes_handle_elsewhere("UP.w1-000000", "node-8", owner, sizeof owner));
+}
+END_TEST
+
 static Suite *core_suite(void)
 {
 	Suite *s = suite_create("core");
@@ -911,6 +939,7 @@ static Suite *core_suite(void)
 		{ "encode", { encode_results, encode_pretty } },
 		{ "idl", { idl_read_range, idl_nested_once, idl_traits } },
 		{ "documents", { documents_split, cancel_token } },
+		{ "instance", { instance_handles } },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		TCase *tc = tcase_create(cases[i].name);

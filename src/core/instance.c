@@ -3,6 +3,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/instance.h"
@@ -49,4 +51,29 @@ bool hermes_handle_instance(const char *handle, char *buf, size_t n)
 	memcpy(buf, handle, len);
 	buf[len] = '\0';
 	return hermes_instance_valid(buf);
+}
+
+void hermes_handles_init(hermes_handles_t *h, const char *instance)
+{
+	if (hermes_instance_valid(instance))
+		snprintf(h->instance, sizeof h->instance, "%s", instance);
+	else
+		hermes_instance_default(h->instance, sizeof h->instance, 0);
+	h->seq = 0;
+	if (getrandom(&h->tag, sizeof h->tag, GRND_NONBLOCK) != (ssize_t)sizeof h->tag) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		h->tag = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u;
+	}
+	h->tag &= 0xffffff;
+}
+
+void hermes_handles_mint(hermes_handles_t *h, char letter, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s.%c%u-%06x", h->instance, letter, ++h->seq, h->tag);
+}
+
+bool hermes_handle_elsewhere(const char *handle, const char *mine, char *owner, size_t n)
+{
+	return hermes_handle_instance(handle, owner, n) && strcmp(owner, mine) != 0;
 }

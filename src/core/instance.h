@@ -25,4 +25,22 @@ void hermes_instance_default(char *buf, size_t n, int port);
  * the handle has no such part (then it is no handle of any instance). */
 bool hermes_handle_instance(const char *handle, char *buf, size_t n);
 
+/* The ids a table of handles mints: "<instance>.<letter><n>-<tag>", n counting from 1 and tag
+ * drawn at random once per table, so a handle of an earlier run of the same instance is not
+ * mistaken for a new one. The table's own lock guards minting. */
+typedef struct hermes_handles {
+	char instance[HERMES_INSTANCE_MAX + 1];
+	unsigned seq, tag;
+} hermes_handles_t;
+
+/* instance if hermes_instance_valid, else the default name (port 0); a fresh random tag. */
+void hermes_handles_init(hermes_handles_t *h, const char *instance);
+
+/* The next id of kind letter into buf (HERMES_HANDLE_MAX bytes is always enough). */
+void hermes_handles_mint(hermes_handles_t *h, char letter, char *buf, size_t n);
+
+/* True if handle names another instance than mine: its name into owner (of size n). False for a
+ * handle of mine and for a string that is no handle at all. */
+bool hermes_handle_elsewhere(const char *handle, const char *mine, char *owner, size_t n);
+
 #endif

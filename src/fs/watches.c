@@ -6,9 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "fs/watches.h"
 
@@ -22,8 +19,7 @@ struct hermes_watch_ref {
 struct hermes_watches {
 	pthread_mutex_t lock;
 	int limit, count;
-	unsigned seq, tag;
-	char instance[HERMES_INSTANCE_MAX + 1];
+	hermes_handles_t ids;
 	hermes_watch_ref_t *list;
 };
 
@@ -34,13 +30,7 @@ hermes_watches_t *hermes_watches_new(int limit, const char *instance)
 		return NULL;
 	pthread_mutex_init(&t->lock, NULL);
 	t->limit = limit;
-	if (hermes_instance_valid(instance))
-		snprintf(t->instance, sizeof t->instance, "%s", instance);
-	else
-		hermes_instance_default(t->instance, sizeof t->instance, 0);
-	if (getrandom(&t->tag, sizeof t->tag, GRND_NONBLOCK) != (ssize_t)sizeof t->tag)
-		t->tag = (unsigned)time(NULL) ^ (unsigned)getpid() * 2654435761u;
-	t->tag &= 0xffffff;
+	hermes_handles_init(&t->ids, instance);
 	return t;
 }
 
@@ -76,7 +66,7 @@ int hermes_watches_add(hermes_watches_t *t, hermes_watch_t *w, char id[HERMES_WA
 		free(r);
 		return -EAGAIN;
 	}
-	snprintf(r->id, sizeof r->id, "%s.w%u-%06x", t->instance, ++t->seq, t->tag);
+	hermes_handles_mint(&t->ids, 'w', r->id, sizeof r->id);
 	r->watch = w;
 	r->refs = 1;
 	r->next = t->list;
@@ -89,7 +79,7 @@ int hermes_watches_add(hermes_watches_t *t, hermes_watch_t *w, char id[HERMES_WA
 
 const char *hermes_watches_instance(const hermes_watches_t *t)
 {
-	return t->instance;
+	return t->ids.instance;
 }
 
 hermes_watch_ref_t *hermes_watches_find(hermes_watches_t *t, const char *id)

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -62,8 +61,7 @@ struct hermes_started {
 	pthread_cond_t cond;              /* any output, start or end of any program */
 	hermes_started_prog_t *head;
 	int limit;
-	unsigned seq, tag;
-	char instance[HERMES_INSTANCE_MAX + 1]; /* the ids' first part */
+	hermes_handles_t ids;
 };
 
 int64_t hermes_started_now_ms(void)
@@ -85,13 +83,7 @@ hermes_started_t *hermes_started_new(int limit, const char *instance)
 	pthread_cond_init(&t->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	t->limit = limit;
-	if (hermes_instance_valid(instance))
-		snprintf(t->instance, sizeof t->instance, "%s", instance);
-	else
-		hermes_instance_default(t->instance, sizeof t->instance, 0);
-	if (getrandom(&t->tag, sizeof t->tag, GRND_NONBLOCK) != (ssize_t)sizeof t->tag)
-		t->tag = (unsigned)hermes_started_now_ms() ^ ((unsigned)getpid() << 12);
-	t->tag &= 0xFFFFFF;
+	hermes_handles_init(&t->ids, instance);
 	return t;
 }
 
@@ -439,7 +431,7 @@ void hermes_started_collect(hermes_started_prog_t *p)
 
 const char *hermes_started_instance(const hermes_started_t *t)
 {
-	return t->instance;
+	return t->ids.instance;
 }
 
 hermes_started_prog_t *hermes_started_find(hermes_started_t *t, const char *id)
@@ -553,7 +545,7 @@ int hermes_started_start(hermes_started_t *t, const hermes_spawn_t *spec,
 		pthread_mutex_unlock(&t->lock);
 		rc = -EAGAIN;
 	} else {
-		snprintf(p->id, sizeof p->id, "%s.p%u-%06x", t->instance, ++t->seq, t->tag);
+		hermes_handles_mint(&t->ids, 'p', p->id, sizeof p->id);
 		p->state = STARTING;
 		p->listed = true;
 		p->refs = 2; /* the list's, and the caller's */

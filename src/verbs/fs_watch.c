@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,16 +26,11 @@ static hermes_watches_t *table_of(const hermes_call_t *call, void *result, const
 static void unknown_handle(const hermes_call_t *call, void *result, const char *verb,
                            const char *handle)
 {
-	char shown[256], owner[HERMES_INSTANCE_MAX + 1];
-	const char *mine = hermes_watches_instance(hermes_verbs_watches(call));
-	if (hermes_handle_instance(handle, owner, sizeof owner) && strcmp(owner, mine) != 0) {
-		hermes_result_fail(result, HERMES_E_WRONG_INSTANCE,
-		                   "%s: the watch '%s' is held by the Hermes instance '%s', not by this "
-		                   "one ('%s'): send the request there (a load balancer routes on the "
-		                   "handle's part before its first dot, mirrored in Mcp-Param-Handle)", verb,
-		                   hermes_ws_shown(handle, shown, sizeof shown), owner, mine);
+	char shown[256], what[64];
+	snprintf(what, sizeof what, "%s: the watch", verb);
+	if (hermes_verbs_held_elsewhere(result, what, handle,
+	                                hermes_watches_instance(hermes_verbs_watches(call))))
 		return;
-	}
 	hermes_result_fail(result, HERMES_E_NOT_FOUND,
 	                   "%s: no watch has the handle '%s' (ended with fs.unwatch, or started by "
 	                   "another server)", verb, hermes_ws_shown(handle, shown, sizeof shown));

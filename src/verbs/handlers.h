@@ -29,6 +29,11 @@ int hermes_verbs_recover(const hermes_call_t *call, void *result);
  * file under it, before it gives up with Conflict. */
 #define HERMES_VERBS_WRITE_TURNS 8
 
+/* Fails result with WrongInstance and returns true if handle names another Hermes instance than
+ * mine; what says which handle, e.g. "the program", "fs.changes: the watch" (handles.c). */
+bool hermes_verbs_held_elsewhere(void *result, const char *what, const char *handle,
+                                 const char *mine);
+
 /* What proc.run and proc.start share (proc_run.c). */
 /* Checks a program's executable (not empty), env entries (NAME=value) and cwd (opened into
  * *cwd_fd, or -1 if NULL): false once result says what was wrong. */

@@ -9,7 +9,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/code_nav.c src/verbs/code_symbols.c src/verbs/code_servers.c \
 	src/verbs/code_rename.c src/verbs/code_edit.c src/verbs/code_sync.c \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
-	src/verbs/builtin_executor.c \
+	src/verbs/builtin_executor.c src/verbs/handles.c \
 	src/verbs/fs_read.c \
 	src/verbs/fs_bytes.c \
 	src/verbs/fs_list.c \

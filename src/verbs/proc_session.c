@@ -24,24 +24,14 @@
 #define START_OUTPUT_MAX 65536  /* output in proc.start's and proc.stop's answers */
 #define WAIT_FOR_LINE_MAX 65536 /* a longer line is matched in pieces of this size */
 
-/* The executor's table of started programs, or NULL if proc.start is refused. */
-
 /* The program of args' id, or NULL once result says it is unknown. */
 static hermes_started_prog_t *find(const hermes_call_t *call, const char *id, void *result)
 {
 	hermes_started_prog_t *p = hermes_verbs_started(call) ? hermes_started_find(hermes_verbs_started(call), id) : NULL;
-	char owner[HERMES_INSTANCE_MAX + 1];
-	if (!p && hermes_verbs_started(call) && hermes_handle_instance(id, owner, sizeof owner) &&
-	    strcmp(owner, hermes_started_instance(hermes_verbs_started(call))) != 0) {
-		char shown[256];
-		hermes_result_fail(result, HERMES_E_WRONG_INSTANCE,
-		                   "the program '%s' is held by the Hermes instance '%s', not by this one "
-		                   "('%s'): send the request there (a load balancer routes on the handle's "
-		                   "part before its first dot, mirrored in Mcp-Param-Handle)",
-		                   hermes_ws_shown(id, shown, sizeof shown), owner,
-		                   hermes_started_instance(hermes_verbs_started(call)));
+	if (!p && hermes_verbs_started(call) &&
+	    hermes_verbs_held_elsewhere(result, "the program", id,
+	                                hermes_started_instance(hermes_verbs_started(call))))
 		return NULL;
-	}
 	if (!p) {
 		char shown[256];
 		hermes_result_fail(result, HERMES_E_NOT_FOUND,
