@@ -34,6 +34,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from fleet_nginx import nginx_conf  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 HERMES = os.path.abspath(os.environ.get("HERMES", "./hermes"))
 MODERN = "2026-07-28"
@@ -134,49 +137,8 @@ def nginx_fleet(d, ports):
     exe = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.access(exe, os.X_OK):
         return None, None
-    os.makedirs(os.path.join(d, "nginx"), exist_ok=True)
     port = free_port()
-    ups = "".join("    upstream %s {\n        server 127.0.0.1:%d;\n%s        keepalive 64;\n    }\n"
-                  % (n, p, "".join("        server 127.0.0.1:%d backup;\n" % q
-                                   for m, q in ports.items() if m != n))
-                  for n, p in ports.items())
-    every = "".join("        server 127.0.0.1:%d;\n" % p for p in ports.values())
-    conf = """daemon off;
-worker_processes 1;
-pid {d}/nginx/nginx.pid;
-error_log {d}/nginx/error.log;
-events {{ worker_connections 1024; }}
-http {{
-    access_log off;
-    client_body_temp_path {d}/nginx/body;
-    proxy_temp_path {d}/nginx/proxy;
-    fastcgi_temp_path {d}/nginx/fastcgi;
-    uwsgi_temp_path {d}/nginx/uwsgi;
-    scgi_temp_path {d}/nginx/scgi;
-    keepalive_requests 100000000;
-    map "$http_mcp_param_handle|$http_mcp_session_id" $hermes_pool {{
-        "~^(?<i>[a-z0-9-]+)\\." $i;
-        "~^\\|(?<i>[a-z0-9-]+)\\." $i;
-        default every;
-    }}
-{ups}    upstream every {{
-{every}        keepalive 64;
-    }}
-    server {{
-        listen 127.0.0.1:{port};
-        location = /mcp {{
-            proxy_pass http://$hermes_pool;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_buffering off;
-            proxy_read_timeout 1h;
-        }}
-    }}
-}}
-""".format(d=d, ups=ups, every=every, port=port)
-    path = os.path.join(d, "nginx", "nginx.conf")
-    with open(path, "w") as f:
-        f.write(conf)
+    path = nginx_conf(d, ports, port, keepalive=64, connections=1024)
     p = subprocess.Popen([exe, "-p", os.path.join(d, "nginx"), "-c", path],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 
+from fleet_nginx import nginx_conf
 from server_lib import HERMES, check, run_tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,55 +78,6 @@ class Fleet:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
-
-
-def nginx_conf(d, fleet, port):
-    ups = []
-    for name, p in fleet.ports.items():
-        others = "".join("        server 127.0.0.1:%d backup;\n" % q
-                         for n, q in fleet.ports.items() if n != name)
-        ups.append("    upstream %s {\n        server 127.0.0.1:%d;\n%s    }\n" % (name, p, others))
-    every = "".join("        server 127.0.0.1:%d;\n" % p for p in fleet.ports.values())
-    for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
-        os.makedirs(os.path.join(d, "nginx", sub), exist_ok=True)
-    conf = """daemon off;
-master_process off;
-worker_processes 1;
-pid {d}/nginx/nginx.pid;
-error_log {d}/nginx/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-    access_log off;
-    client_body_temp_path {d}/nginx/body;
-    proxy_temp_path {d}/nginx/proxy;
-    fastcgi_temp_path {d}/nginx/fastcgi;
-    uwsgi_temp_path {d}/nginx/uwsgi;
-    scgi_temp_path {d}/nginx/scgi;
-    # the instance that holds a handle: the part before the first dot of Mcp-Param-Handle, else
-    # of Mcp-Session-Id (2025-era sessions); anything else may go to any instance
-    map "$http_mcp_param_handle|$http_mcp_session_id" $hermes_pool {{
-        "~^(?<i>[a-z0-9-]+)\\." $i;
-        "~^\\|(?<i>[a-z0-9-]+)\\." $i;
-        default every;
-    }}
-{ups}    upstream every {{
-{every}    }}
-    server {{
-        listen 127.0.0.1:{port};
-        location = /mcp {{
-            proxy_pass http://$hermes_pool;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_buffering off;
-            proxy_read_timeout 1h;
-        }}
-    }}
-}}
-""".format(d=d, ups="".join(ups), every=every, port=port)
-    path = os.path.join(d, "nginx", "nginx.conf")
-    with open(path, "w") as f:
-        f.write(conf)
-    return path
 
 
 def haproxy_conf(d, fleet, port):
@@ -259,7 +211,7 @@ def behind(balancer):
         fleet = Fleet(d)
         port = free_port()
         if balancer == "nginx":
-            cmd = [exe, "-c", nginx_conf(d, fleet, port), "-p", d]
+            cmd = [exe, "-c", nginx_conf(d, fleet.ports, port), "-p", d]
         else:
             cmd = [exe, "-db", "-f", haproxy_conf(d, fleet, port)]
         bal = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -55,7 +55,7 @@ TESTS += tests/server_smoke.sh $(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/json
 	tests/server_callgraph.sh
 TEST_EXTENSIONS += .py
 PY_LOG_COMPILER = $(SHELL) $(srcdir)/tests/server_py.sh
-EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh tests/server_lib.py tests/lsp_direct.py \
+EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh tests/server_lib.py tests/fleet_nginx.py tests/lsp_direct.py \
 	$(SERVER_PY_TESTS) $(MCP_CLIENT_TESTS) tests/mcp_sdk.mjs tests/mcp_client.mjs tests/mcp_lib.mjs \
 	tests/mcp_nginx.mjs tests/mcp_node.sh tests/json_schema.sh tests/json_schema.mjs tests/oauth_as.mjs tests/mcp_fleet.mjs
 
