@@ -34,6 +34,7 @@ SERVER_PY_TESTS = \
 	tests/proc_start.py \
 	tests/code_lsp.py \
 	tests/code_clangd.py \
+	tests/code_rename_build.py \
 	tests/code_sync.py \
 	tests/code_pyright.py \
 	tests/code_typescript.py \
