@@ -311,6 +311,50 @@ def test_2026_closed_listens_make_room():
             s.close()
 
 
+def discover(h):
+    """server/discover on a connection of its own, kept open: a Stream."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {
+        "_meta": {PV: MODERN, CAPS: {}}}}).encode()
+    return Stream(h, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     "Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: %s\r\n"
+                     "Mcp-Method: server/discover\r\nContent-Length: %d\r\n\r\n"
+                     % (MODERN, len(body)), body)
+
+
+def test_streams_hold_connections_until_they_end():
+    # each open stream is one of --max-connections; ended, it gives its slot back
+    with Http(args=["--max-connections=3"]) as h:
+        write(h, "a.txt", "1\n")
+        hd = session(h)
+        g = get_stream(h, hd)
+        check(g.wait(lambda s: s.comments()), g.buf)
+        lis = listen(h, "L", [uri(h, "a.txt")])
+        check(lis.wait(lambda s: s.events()), lis.buf)
+        third = discover(h)
+        check(third.wait(lambda s: s.status() == 200), third.buf)
+        fourth = discover(h)  # the slots are all taken (the third connection is kept open)
+        fourth.pump(0.5)
+        check(fourth.status() is None, "a fourth connection was served: %r" % fourth.buf)
+        third.close()
+        check(fourth.wait(lambda s: s.status() == 200), fourth.buf)
+        fourth.close()
+        # the listen's client leaves: its slot is free again
+        lis.close()
+        a, b = discover(h), discover(h)
+        check(a.wait(lambda s: s.status() == 200) and b.wait(lambda s: s.status() == 200), (a.buf, b.buf))
+        a.close()
+        b.close()
+        # DELETE ends the GET stream, which gives its slot back
+        check(h.post(None, hd, method="DELETE")[0] == 204, "DELETE")
+        check(g.wait(lambda s: s.eof), g.body()[-100:])
+        g.close()
+        time.sleep(0.2)
+        three = [discover(h) for _ in range(3)]
+        for s in three:
+            check(s.wait(lambda s: s.status() == 200), s.buf)
+            s.close()
+
+
 if __name__ == "__main__":
     if os.environ.get("HERMES_HTTP") == "no":
         print("SKIP: hermes was configured --without-http (no hermes mcp --listen)")

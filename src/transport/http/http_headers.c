@@ -68,6 +68,11 @@ static int get_stream(http_server_t *hs, hreq_t *q, struct MHD_Connection *c)
 	pthread_mutex_unlock(&hs->lock);
 	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
 	hermes_http_stream_attach(l, q);
+	pthread_mutex_lock(&hs->lock);
+	bool ended = l->ended; /* by a DELETE since it was found: its stream ends too */
+	pthread_mutex_unlock(&hs->lock);
+	if (ended)
+		hermes_http_stream_end(l);
 	return hermes_http_sse_respond(q, c, NULL);
 }
 
@@ -113,8 +118,8 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 			                                 "Mcp-Session-Id; the 2026-07-28 revision has no "
 			                                 "sessions", NULL, h);
 		}
+		hermes_http_legacy_drop(hs, l); /* then its stream: a GET racing it sees it ended */
 		hermes_http_stream_end(l);
-		hermes_http_legacy_drop(hs, l);
 		hermes_http_legacy_unref(hs, l);
 		return hermes_http_respond_empty(c, MHD_HTTP_NO_CONTENT, NULL);
 	}
