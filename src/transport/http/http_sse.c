@@ -44,13 +44,13 @@ static size_t sse_copy(const queued_t *m, size_t *off, char *buf, size_t max)
 	return n;
 }
 
-/* The message being streamed is all handed to libmicrohttpd: it leaves the budget. */
+/* The message being streamed is all handed to libmicrohttpd: it leaves the budget (a comment
+ * was never in it: its len is 0). */
 static void sse_done_with(hreq_t *q)
 {
 	queued_t *m = q->cur;
 	q->cur = NULL;
 	pthread_mutex_lock(&q->lock);
-	/* (a comment counts for nothing: its len is 0) */
 	q->charged -= m->len;
 	pthread_mutex_unlock(&q->lock);
 	hermes_budget_release_replies(q->hs->budget, m->len);
