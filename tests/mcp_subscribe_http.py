@@ -87,12 +87,13 @@ class Stream:
         self.s.close()
 
 
-def session(h):
+def session(h, version=V25):
     """A 2025 session: its id and the headers that name it."""
     st, r, body = h.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": V25, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    check(body["result"]["protocolVersion"] == version, body)
     check(st == 200 and body["result"]["capabilities"]["resources"]["subscribe"] is True, body)
-    hd = {"Mcp-Session-Id": r.getheader("Mcp-Session-Id"), "MCP-Protocol-Version": V25}
+    hd = {"Mcp-Session-Id": r.getheader("Mcp-Session-Id"), "MCP-Protocol-Version": version}
     check(h.post({"jsonrpc": "2.0", "method": "notifications/initialized"}, hd)[0] == 202, "initialized")
     return hd
 
@@ -165,7 +166,7 @@ def test_2025_get_stream_carries_the_subscriptions():
 def test_2025_a_second_get_takes_over():
     with Http() as h:
         write(h, "a.txt", "1\n")
-        hd = session(h)
+        hd = session(h, "2025-06-18")  # (the other tests: 2025-11-25)
         subscribe(h, hd, "a.txt")
         first = get_stream(h, hd)
         check(first.wait(lambda s: s.comments()), first.buf)
