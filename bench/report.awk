@@ -158,6 +158,10 @@ function print_table(    r, hv, s, g, met, ref, rp, e, p) {
 	print "  server's tail=10 returns 9 lines of a file that ends with a newline."
 	print "- fs.copyFile fsyncs the copy before it appears, hence `cp && sync FILE` as its like-for-like reference;"
 	print "  every copy starts after sync(2), with the source in the page cache (as for every big-file row)."
+	print "- GET/PUT /files: curl on loopback to `hermes mcp --listen` (the HTTP rows' server), 100 MB of random"
+	print "  bytes, medians of the bulk runs after a warm-up; a PUT fsyncs the file before it is renamed into place."
+	print "- write to its fs.changes event: bench/watch_latency.py (hermes serve over stdio, a fs.changes waiting"
+	print "  when the file is written); no reference."
 	if (meta["mode"] == "quick")
 		print "- quick mode: the big-file rows ran on " meta["big_file"] ", with fewer requests: indicative only."
 	if (nperf == 0) return

@@ -37,7 +37,8 @@ async function connect(kind, mode, ws, args = []) {
 	const client = new sdk.Client({ name: 'hermes-mcp-client-test', version: '1' },
 	                              { versionNegotiation: { mode } });
 	await client.connect(transport);
-	return { client, seen, close: async () => { await client.close(); if (server) await server.stop(); } };
+	return { client, seen, server,
+	         close: async () => { await client.close(); if (server) await server.stop(); } };
 }
 
 const kinds = http ? ['stdio', 'http'] : ['stdio'];
@@ -135,8 +136,59 @@ for (const kind of kinds) {
 	}
 }
 
-// subscriptions/listen has no SDK v2 client call: raw lines over stdio, every message hermes sends
-// validated against the 2026-07-28 schema.
+// subscriptions/listen through the client's listen(): over HTTP its response stream stays open
+// and carries the notifications (tests/mcp_subscribe_http.py reads it byte by byte).
+for (const kind of kinds) {
+	await test(`${kind}: listen() is acknowledged, announces changes, closes (over HTTP the server's stop ends another gracefully); all valid`, async () => {
+		const ws = workspace();
+		fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+		const uri = `file://${fs.realpathSync(ws)}/a.txt`;
+		const { client, seen, server, close } = await connect(kind, { pin: '2026-07-28' }, ws);
+		assert.equal(client.getDiscoverResult().capabilities.resources.subscribe, true);
+		const updated = [];
+		client.setNotificationHandler('notifications/resources/updated', (n) => updated.push(n.params.uri));
+		const sub = await client.listen({ resourceSubscriptions: [uri], toolsListChanged: true });
+		assert.deepEqual(sub.honoredFilter, { resourceSubscriptions: [uri] });
+		for (const text of ['two\n', 'three\n']) {
+			updated.length = 0;
+			fs.writeFileSync(path.join(ws, 'a.txt'), text);
+			for (let i = 0; i < 300 && !updated.length; i++) await sleep(10);
+			assert.deepEqual([...new Set(updated)], [uri], text);
+		}
+		// closed by the client: nothing more comes
+		await sub.close();
+		assert.equal(await sub.closed, 'local');
+		await sleep(400);
+		updated.length = 0;
+		fs.writeFileSync(path.join(ws, 'a.txt'), 'four\n');
+		await sleep(300);
+		assert.deepEqual(updated, []);
+		// another, ended by the server's stop (over HTTP; stdio's is below): its completion result
+		if (kind === 'http') {
+			const again = await client.listen({ resourceSubscriptions: [uri] });
+			fs.writeFileSync(path.join(ws, 'a.txt'), 'five\n');
+			for (let i = 0; i < 300 && !updated.length; i++) await sleep(10);
+			assert.deepEqual([...new Set(updated)], [uri]);
+			await server.stop();
+			assert.equal(await again.closed, 'graceful');
+			const end = seen.messages.find((m) => m.result && m.result.resultType === 'complete' &&
+			                                      m.result._meta && m.result._meta['io.modelcontextprotocol/subscriptionId']);
+			assert.ok(end, 'no completion result');
+		}
+		assert.ok(seen.messages.some((m) => m.method === 'notifications/subscriptions/acknowledged'));
+		for (const m of seen.messages) {
+			if (m.method === 'notifications/subscriptions/acknowledged') validate('SubscriptionsAcknowledgedNotification', m);
+			if (m.result && m.result._meta && m.result._meta['io.modelcontextprotocol/subscriptionId'])
+				validate('SubscriptionsListenResult', m.result);
+		}
+		assert.deepEqual(seen.problems, []);
+		await client.close();
+		if (kind === 'stdio') await close();
+	});
+}
+
+// subscriptions/listen over stdio as raw lines: every message hermes sends validated against the
+// 2026-07-28 schema.
 await test('stdio: subscriptions/listen acknowledges, announces changes with its id, ends gracefully; all valid', async () => {
 	const ws = workspace();
 	fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n');

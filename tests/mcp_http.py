@@ -368,9 +368,10 @@ def test_legacy_sessions():
         st, r, body = h.post({"jsonrpc": "2.0", "id": 5, "method": "tools/list"},
                              {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "1999-01-01"})
         check(st == 400, (st, body))
-        # GET (no server-initiated stream here) and DELETE (ends the session)
-        st, r, body = h.post(None, hd, method="GET")
-        check(st == 405, (st, body))
+        # GET opens the session's stream (tests/mcp_subscribe_http.py), only as an event stream;
+        # DELETE ends the session
+        st, r, body = h.post(None, dict(hd, Accept="application/json"), method="GET")
+        check(st == 406, (st, body))
         st, r, body = h.post(None, hd, method="DELETE")
         check(st in (200, 204), (st, body))
         st, r, body = h.post({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}, hd)

@@ -62,7 +62,7 @@ def test_capability_both_eras():
     with session() as s:
         check(s.init["capabilities"]["resources"] == {"subscribe": True, "listChanged": False}, s.init)
         d = result(s, True, "server/discover")
-        # over stdio subscriptions/listen is served (not over HTTP)
+        # subscriptions/listen is served (over HTTP too: tests/mcp_subscribe_http.py)
         check(d["capabilities"]["resources"] == {"subscribe": True, "listChanged": False}, d)
 
 
@@ -271,8 +271,9 @@ def test_listen_2026():
                                 "_meta": {"io.modelcontextprotocol/subscriptionId": 7}}, end)
 
 
-def test_http_2026_resources_and_no_listen():
-    """Over Streamable HTTP: resources/read needs Mcp-Name (the URI); listen is refused."""
+def test_http_2026_resources_and_listen():
+    """Over Streamable HTTP: resources/read needs Mcp-Name (the URI); listen answers with a stream
+    (more of it in tests/mcp_subscribe_http.py)."""
     import json
     import re
     import subprocess
@@ -315,10 +316,23 @@ def test_http_2026_resources_and_no_listen():
         check(st == 200 and r["result"]["contents"][0]["text"] == "over http\n", (st, r))
         st, r = post("resources/read", {"uri": u})
         check(st == 400, (st, r))  # Mcp-Name missing
-        st, r = post("subscriptions/listen", {"notifications": {"resourceSubscriptions": [u]}})
-        check(r["error"]["code"] == -32602 and "stdio" in r["error"]["message"], r)
+        params = {"_meta": {PV: "2026-07-28", CAPS: {}, INFO: {"name": "t", "version": "1"}},
+                  "notifications": {"resourceSubscriptions": [u]}}
+        body = json.dumps({"jsonrpc": "2.0", "id": "L", "method": "subscriptions/listen",
+                           "params": params}).encode()
+        with urllib.request.urlopen(urllib.request.Request(url, body, {
+                "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"}),
+                timeout=10) as r:
+            check(r.status == 200 and r.headers["Content-Type"] == "text/event-stream", r.headers)
+            line = b""
+            while not line.startswith(b"data: "):
+                line = r.readline()
+            ack = json.loads(line[6:])
+            check(ack["method"] == "notifications/subscriptions/acknowledged"
+                  and ack["params"]["notifications"] == {"resourceSubscriptions": [u]}, ack)
         st, r = post("server/discover", {})
-        check(r["result"]["capabilities"]["resources"]["subscribe"] is False, r)
+        check(r["result"]["capabilities"]["resources"]["subscribe"] is True, r)
     finally:
         p.terminate()
         p.wait(10)

@@ -154,31 +154,44 @@ for (const kind of kinds) {
 	});
 }
 
+// Over HTTP the notifications come on the session's GET stream, which the SDK opens after
+// initialized (tests/mcp_subscribe_http.py reads it byte by byte).
+for (const kind of kinds) {
+	await test(`${kind}: a subscribed resource is announced when its file changes, until unsubscribed`, async () => {
+		const ws = workspace();
+		fs.writeFileSync(path.join(ws, 'watched.txt'), 'one\n');
+		const { client, seen, close } = await connect({ args: ['--root', ws], kind });
+		assert.equal(client.getServerCapabilities().resources.subscribe, true);
+		const updated = [];
+		client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+		const uri = `file://${fs.realpathSync(ws)}/watched.txt`;
+		await client.subscribeResource({ uri });
+		fs.writeFileSync(path.join(ws, 'other.txt'), 'x\n');
+		fs.writeFileSync(path.join(ws, 'watched.txt'), 'two\n');
+		for (let i = 0; i < 300 && !updated.length; i++) await sleep(10);
+		assert.deepEqual([...new Set(updated)], [uri]);
+		assert.equal((await client.readResource({ uri })).contents[0].text, 'two\n');
+		// again, and again: each change announced while the stream stays open
+		for (const text of ['three\n', 'four\n']) {
+			updated.length = 0;
+			fs.writeFileSync(path.join(ws, 'watched.txt'), text);
+			for (let i = 0; i < 300 && !updated.length; i++) await sleep(10);
+			assert.deepEqual([...new Set(updated)], [uri], text);
+		}
+		await client.unsubscribeResource({ uri });
+		await sleep(100);
+		updated.length = 0;
+		fs.writeFileSync(path.join(ws, 'watched.txt'), 'five\n');
+		await sleep(300);
+		assert.deepEqual(updated, []);
+		assert.ok(seen.messages.some((m) => m.method === 'notifications/resources/updated'));
+		assert.deepEqual(seen.problems, []);
+		await close();
+	});
+}
+
 // Roots are a stdio affair here: hermes mcp --listen takes its workspace from --root or its
 // current directory.
-await test('stdio: a subscribed resource is announced when its file changes, until unsubscribed', async () => {
-	const ws = workspace();
-	fs.writeFileSync(path.join(ws, 'watched.txt'), 'one\n');
-	const { client, seen, close } = await connect({ args: ['--root', ws] });
-	assert.equal(client.getServerCapabilities().resources.subscribe, true);
-	const updated = [];
-	client.setNotificationHandler(types.ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
-	const uri = `file://${fs.realpathSync(ws)}/watched.txt`;
-	await client.subscribeResource({ uri });
-	fs.writeFileSync(path.join(ws, 'other.txt'), 'x\n');
-	fs.writeFileSync(path.join(ws, 'watched.txt'), 'two\n');
-	for (let i = 0; i < 150 && !updated.length; i++) await sleep(10);
-	assert.deepEqual([...new Set(updated)], [uri]);
-	assert.equal((await client.readResource({ uri })).contents[0].text, 'two\n');
-	await client.unsubscribeResource({ uri });
-	updated.length = 0;
-	fs.writeFileSync(path.join(ws, 'watched.txt'), 'three\n');
-	await sleep(300);
-	assert.deepEqual(updated, []);
-	assert.deepEqual(seen.problems, []);
-	await close();
-});
-
 await test('without --root the workspace is the client\'s first root, even for the first call', async () => {
 	const ws = workspace(), elsewhere = workspace();
 	fs.writeFileSync(path.join(ws, 'only-here.txt'), 'x\n');

@@ -41,6 +41,7 @@ SERVER_PY_TESTS = \
 	tests/mcp_modern.py \
 	tests/mcp_resources.py \
 	tests/mcp_http.py \
+	tests/mcp_subscribe_http.py \
 	tests/mcp_http_abuse.py \
 	tests/mcp_oauth.py \
 	tests/bytes.py \

@@ -331,6 +331,49 @@ static void enter_new(hermes_watch_t *w, wdir_t *d, const char *path)
 		push(w, HERMES_WATCH_OVERFLOW, false, "", NULL);
 }
 
+/* After the kernel's queue overflowed, the directories made, moved or removed meanwhile are
+ * unknown: each one watched is checked to still be at its path (else forgotten: its new place,
+ * if in the tree, is found below), then every one is listed for subdirectories not yet watched,
+ * which are watched (and listed) without events: the overflow tells readers to rescan. So changes
+ * made after the overflow are all reported again. A failure to watch is another overflow. */
+static void rescan(hermes_watch_t *w)
+{
+	size_t cap = w->dirs_cap;
+	for (size_t i = 0; i < cap && i < w->dirs_cap; i++) {
+		wdir_t *d = w->dirs[i];
+		if (!d || d == w->root)
+			continue;
+		int fd = open_rel(w, d->path);
+		int wd = -1;
+		if (fd >= 0) {
+			char proc[64];
+			snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+			wd = inotify_add_watch(w->fd, proc, MASK); /* the same directory: its own wd */
+			close(fd);
+			if (wd >= 0 && wd != d->wd && ((size_t)wd >= w->dirs_cap || !w->dirs[wd]))
+				inotify_rm_watch(w->fd, wd); /* another one: watched once its parent is listed */
+		}
+		if (wd != d->wd)
+			forget_tree(w, d, true);
+	}
+	int rc = 0;
+	cap = w->dirs_cap;
+	for (size_t i = 0; i < cap && i < w->dirs_cap; i++) {
+		wdir_t *d = w->dirs[i];
+		if (!d)
+			continue;
+		int fd = open_rel(w, d->path);
+		if (fd < 0)
+			continue;
+		int r = scan(w, d, fd, false);
+		close(fd);
+		if (r && !rc)
+			rc = r;
+	}
+	if (rc)
+		push(w, HERMES_WATCH_OVERFLOW, false, "", NULL);
+}
+
 /* ---- the kernel's events ------------------------------------------------------------------ */
 
 /* An IN_MOVED_FROM whose IN_MOVED_TO did not follow: moved out of the tree. */
@@ -393,6 +436,7 @@ static void handle(hermes_watch_t *w, const struct inotify_event *e)
 	if (e->mask & IN_Q_OVERFLOW) {
 		resolve_from(w);
 		push(w, HERMES_WATCH_OVERFLOW, false, "", NULL);
+		rescan(w);
 		return;
 	}
 	wdir_t *d = e->wd >= 0 && (size_t)e->wd < w->dirs_cap ? w->dirs[e->wd] : NULL;

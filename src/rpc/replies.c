@@ -45,6 +45,11 @@ bool hermes_channel_allows(hermes_channel_t *ch, const struct hermes_verb_desc *
 	return !ch || !ch->ops->allows || ch->ops->allows(ch, desc, why, n);
 }
 
+bool hermes_channel_gone(hermes_channel_t *ch)
+{
+	return ch && ch->ops->gone && ch->ops->gone(ch);
+}
+
 void hermes_channel_release(hermes_channel_t *ch)
 {
 	if (ch->ops->release)

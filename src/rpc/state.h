@@ -267,6 +267,8 @@ void hermes_channel_release(hermes_channel_t *ch);
 /* Whether the client on ch may call desc (see hermes_channel_ops_t.allows); why as there. */
 bool hermes_channel_allows(hermes_channel_t *ch, const struct hermes_verb_desc *desc, char *why,
                            size_t n);
+/* Whether ch's client is gone for good (see hermes_channel_ops_t.gone). */
+bool hermes_channel_gone(hermes_channel_t *ch);
 /* A batch of n elements answering on ch (held), one reply pending (the reader's); NULL if out
  * of memory. */
 batch_t *hermes_batch_new(hermes_channel_t *ch, size_t n);

@@ -14,6 +14,7 @@
  *                    -> http_files.c (GET/PUT /files/PATH: raw transfers of workspace files)
  *                    -> http_auth.c (credentials: the token file's rights, OAuth access tokens)
  *                    -> http_sse.c (an answer streamed as events)
+ *                    -> http_stream.c (a 2025 session's GET stream: what belongs to no request)
  *                    -> http_channel.c (a request's channel: what comes back, queued; the wait)
  *                    -> http_sessions.c (the shared 2026 session, the table of 2025-era ones)
  *                    -> http_respond.c (whole responses)
@@ -112,6 +113,10 @@ typedef struct hermes_channel_ops {
 	 * false with why (of size n) saying so. tools/list shows only what it allows, and a call of
 	 * anything else is refused (NotAllowed), nothing run. NULL op: everything the policy allows. */
 	bool (*allows)(hermes_channel_t *ch, const struct hermes_verb_desc *desc, char *why, size_t n);
+	/* Whether the client is gone for good (HTTP: it closed the stream): what is sent is dropped,
+	 * so a long-lived request answering on ch (MCP's subscriptions/listen) may end. Any thread.
+	 * NULL op: never. */
+	bool (*gone)(hermes_channel_t *ch);
 } hermes_channel_ops_t;
 
 struct hermes_channel {

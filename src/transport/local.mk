@@ -17,6 +17,7 @@ HTTP_SOURCES = \
 	src/transport/http/http_files.c \
 	src/transport/http/http_sse.c \
 	src/transport/http/http_channel.c \
+	src/transport/http/http_stream.c \
 	src/transport/http/http_sessions.c \
 	src/transport/http/http_respond.c \
 	src/transport/http/http_listen.c \

@@ -280,15 +280,15 @@ static void mcp_listen(server_t *srv, call_t *c)
 /* server/discover (2026-07-28): the versions, capabilities and instructions, made complete. */
 static void mcp_discover(server_t *srv, call_t *c)
 {
+	(void)srv;
 	hermes_mcp_meta_t meta;
 	if (!hermes_mcp_modern_begin(c, &meta))
 		return;
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"supportedVersions\":");
 	hermes_mcp_versions_json(&b);
-	hermes_buf_printf(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":"
-	                  "{\"subscribe\":%s,\"listChanged\":false},\"logging\":{}},\"instructions\":",
-	                  c->ch == srv->channel ? "true" : "false"); /* subscriptions/listen: stdio */
+	hermes_buf_puts(&b, ",\"capabilities\":{\"tools\":{\"listChanged\":false},\"resources\":"
+	                "{\"subscribe\":true,\"listChanged\":false},\"logging\":{}},\"instructions\":");
 	hermes_buf_json_string(&b, instructions, strlen(instructions));
 	hermes_buf_puts(&b, "}");
 	hermes_mcp_reply_complete(c, hermes_buf_finish(&b), true);

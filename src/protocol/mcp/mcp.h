@@ -42,9 +42,12 @@ char *hermes_mcp_resource_path(server_t *srv, call_t *c, const char *uri);
 void hermes_mcp_resources_subscribe(server_t *srv, call_t *c);
 void hermes_mcp_resources_unsubscribe(server_t *srv, call_t *c);
 void hermes_mcp_subscriptions_tick(server_t *srv, int *timeout_ms);
-/* 2026-07-28 subscriptions/listen over stdio (at most HERMES_MCP_MAX_LISTENERS open), and its
- * end by notifications/cancelled: true if key (an id key) named an open listen, now closed. */
-#define HERMES_MCP_MAX_LISTENERS 8
+/* 2026-07-28 subscriptions/listen (at most HERMES_MCP_MAX_LISTENERS open in a session: over
+ * HTTP, the one every 2026 client shares), and its end by notifications/cancelled (stdio): true if
+ * key (an id key) named an open listen, now closed. A listen whose client left (HTTP: closed its
+ * stream) is seen within HERMES_MCP_LISTEN_CHECK_MS and ended. */
+#define HERMES_MCP_MAX_LISTENERS 32
+#define HERMES_MCP_LISTEN_CHECK_MS 250
 #define HERMES_MCP_META_SUBSCRIPTION "io.modelcontextprotocol/subscriptionId"
 void hermes_mcp_subscriptions_listen(server_t *srv, call_t *c);
 bool hermes_mcp_subscriptions_cancel(server_t *srv, const char *key, size_t key_len);

@@ -1,10 +1,12 @@
-/* protocol/mcp/mcp_subscribe.c: resources/subscribe and resources/unsubscribe of the 2025 era:
- * notifications/resources/updated {uri} when a subscribed file changes. One inotify watch of the
- * workspace tree per session (fs/watch.h, every name, ignored or hidden too), made at the first
- * subscription and dropped with the last; at most HERMES_MCP_MAX_SUBSCRIPTIONS files. Events are
- * read by the session's loop (the protocol tick, every HERMES_MCP_SUBSCRIPTION_POLL_MS while
- * there are subscriptions), so subscriptions cost no thread. The notifications go to the channel
- * of the latest subscribe: stdio's; a 2025 HTTP session has no stream for them. */
+/* protocol/mcp/mcp_subscribe.c: resources/subscribe and resources/unsubscribe of the 2025 era,
+ * and subscriptions/listen of 2026-07-28: notifications/resources/updated {uri} when a subscribed
+ * file changes. One inotify watch of the workspace tree per session (fs/watch.h, every name,
+ * ignored or hidden too), made at the first subscription and dropped with the last; at most
+ * HERMES_MCP_MAX_SUBSCRIPTIONS files. Events are read by the session's loop (the protocol tick,
+ * every HERMES_MCP_SUBSCRIPTION_POLL_MS while there are subscriptions), so subscriptions cost no
+ * thread. The 2025 notifications belong to no request: they go to the session's default channel
+ * (stdio's output; over HTTP the session's GET stream). A listen's go to its own channel (the
+ * listen's response stream over HTTP). */
 #include <config.h>
 
 #include <stdio.h>
@@ -35,7 +37,6 @@ typedef struct subs {
 	size_t n_listeners;
 	hermes_ws_t *ws;
 	hermes_watch_t *watch;
-	hermes_channel_t *ch; /* held */
 	size_t n;
 	subscription_t sub[HERMES_MCP_MAX_SUBSCRIPTIONS];
 } subs_t;
@@ -69,9 +70,6 @@ static void drop_watch(subs_t *s)
 	hermes_ws_free(s->ws);
 	s->watch = NULL;
 	s->ws = NULL;
-	if (s->ch)
-		hermes_channel_release(s->ch);
-	s->ch = NULL;
 }
 
 static void subs_free(void *state)
@@ -205,12 +203,6 @@ void hermes_mcp_resources_subscribe(server_t *srv, call_t *c)
 		free(copy);
 		return;
 	}
-	if (s->ch != c->ch) { /* the latest subscriber's channel hears of them all */
-		if (s->ch)
-			hermes_channel_release(s->ch);
-		hermes_channel_hold(c->ch);
-		s->ch = c->ch;
-	}
 	s->sub[s->n].rel = rel;
 	s->sub[s->n].uri = copy;
 	s->n++;
@@ -260,17 +252,13 @@ static bool named(const hermes_watch_change_t *ev, const char *rel)
 	return strcmp(ev->path, rel) == 0 || (ev->old_path && strcmp(ev->old_path, rel) == 0);
 }
 
-/* subscriptions/listen (2026-07-28, stdio): the request stays open; its acknowledgment, then
+/* subscriptions/listen (2026-07-28): the request stays open; its acknowledgment, then
  * notifications/resources/updated for its resourceSubscriptions, carry its id; it ends with
- * notifications/cancelled (no reply) or the session (a completion result). The other kinds of
- * the filter (list changes) are left out of the acknowledgment: Hermes' lists never announce. */
+ * notifications/cancelled (stdio; no reply), its client gone (HTTP: the stream closed), or the
+ * session (a completion result). The other kinds of the filter (list changes) are left out of the
+ * acknowledgment: Hermes' lists never announce. */
 void hermes_mcp_subscriptions_listen(server_t *srv, call_t *c)
 {
-	if (c->ch != srv->channel) {
-		hermes_reply_error(c, HERMES_RPC_INVALID_PARAMS, "subscriptions/listen is served over "
-		                   "stdio only (over HTTP, poll with fs.watch and fs.changes)", NULL);
-		return;
-	}
 	const hermes_json_t *f = hermes_json_member(c->m.params, "notifications");
 	const hermes_json_t *list = hermes_json_member(f, "resourceSubscriptions");
 	if ((f && f->type != HERMES_JSON_OBJECT) ||
@@ -383,6 +371,15 @@ void hermes_mcp_subscriptions_tick(server_t *srv, int *timeout_ms)
 	subs_t *s = srv->protocol_state;
 	if (s && s->n_listeners && (srv->eof || srv->stop_reading || srv->graceful))
 		listeners_close(s);
+	for (size_t i = 0; s && i < s->n_listeners;) /* a client that left ends its listen */
+		if (hermes_channel_gone(s->listeners[i].c.ch))
+			listener_drop(s, i);
+		else
+			i++;
+	if (s && s->watch && total(s) == 0)
+		drop_watch(s);
+	if (s && s->n_listeners && (*timeout_ms < 0 || *timeout_ms > HERMES_MCP_LISTEN_CHECK_MS))
+		*timeout_ms = HERMES_MCP_LISTEN_CHECK_MS;
 	if (s == NULL || s->watch == NULL || total(s) == 0)
 		return;
 	hermes_watch_batch_t batch;
@@ -407,7 +404,7 @@ void hermes_mcp_subscriptions_tick(server_t *srv, int *timeout_ms)
 	}
 	for (size_t i = 0; i < s->n; i++)
 		if (hit[i])
-			notify_updated(s->ch, s->sub[i].uri, NULL);
+			notify_updated(srv->channel, s->sub[i].uri, NULL);
 	for (size_t l = 0; l < s->n_listeners; l++)
 		for (size_t i = 0; i < s->listeners[l].n; i++)
 			if (lhit[l][i])

@@ -174,6 +174,8 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 				break;
 			if (t >= 0 && t < timeout_ms)
 				timeout_ms = t;
+		} else {
+			hermes_http_tick_sessions(hs, &timeout_ms); /* subscriptions */
 		}
 		struct pollfd p = {hs->wake_pipe[0], POLLIN, 0};
 		if (poll(&p, 1, timeout_ms) > 0) {
@@ -189,6 +191,7 @@ int hermes_http_run(const hermes_server_options_t *opts, const hermes_http_optio
 				stopping = true;
 				hermes_http_stop_accepting(hs);
 				hermes_http_for_each_session(hs, hermes_session_wind_down);
+				hermes_http_streams_end_all(hs); /* a listen ends with the session's tick */
 			} else {
 				hermes_http_for_each_session(hs, hermes_session_cancel_all);
 			}

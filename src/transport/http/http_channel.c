@@ -45,9 +45,8 @@ void hermes_http_req_unref(hreq_t *q)
 	free(q);
 }
 
-static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
+queued_t *hermes_http_message(hermes_reply_t *r, unsigned flags)
 {
-	hreq_t *q = (hreq_t *)ch;
 	size_t len = hermes_reply_length(r);
 	char *body = malloc(len + 1);
 	queued_t *m = malloc(sizeof *m);
@@ -69,16 +68,23 @@ static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 		free(body);
 		free(m);
 		hermes_log(HERMES_LOG_ERROR, "http: out of memory queueing a reply");
-		return;
+		return NULL;
 	}
 	m->body = body;
 	m->len = len;
 	m->note = flags & HERMES_SEND_NOTIFICATION;
+	m->comment = false;
 	m->next = NULL;
+	return m;
+}
+
+void hermes_http_req_queue(hreq_t *q, queued_t *m)
+{
+	size_t len = m->len;
 	pthread_mutex_lock(&q->lock);
 	if (q->gone || q->final_queued) {
 		pthread_mutex_unlock(&q->lock);
-		free(body);
+		free(m->body);
 		free(m);
 		return;
 	}
@@ -97,13 +103,46 @@ static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 	}
 }
 
-static size_t req_queued(hermes_channel_t *ch)
+static void req_send(hermes_channel_t *ch, hermes_reply_t *r, unsigned flags)
 {
-	hreq_t *q = (hreq_t *)ch;
+	queued_t *m = hermes_http_message(r, flags);
+	if (m)
+		hermes_http_req_queue((hreq_t *)ch, m);
+}
+
+size_t hermes_http_req_queued(hreq_t *q)
+{
 	pthread_mutex_lock(&q->lock);
 	size_t n = q->queued;
 	pthread_mutex_unlock(&q->lock);
 	return n;
+}
+
+static size_t req_queued(hermes_channel_t *ch)
+{
+	return hermes_http_req_queued((hreq_t *)ch);
+}
+
+void hermes_http_req_end(hreq_t *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->ended = true;
+	q->final_queued = true;
+	int efd = q->efd;
+	pthread_mutex_unlock(&q->lock);
+	uint64_t one = 1;
+	if (efd >= 0 && write(efd, &one, sizeof one) < 0) {
+		/* an eventfd write fails only if the counter overflows: it is readable anyway */
+	}
+}
+
+static bool req_gone(hermes_channel_t *ch)
+{
+	hreq_t *q = (hreq_t *)ch;
+	pthread_mutex_lock(&q->lock);
+	bool gone = q->gone;
+	pthread_mutex_unlock(&q->lock);
+	return gone;
 }
 
 static bool req_wait_room(hermes_channel_t *ch, size_t max, int timeout_ms)
@@ -156,7 +195,7 @@ static bool req_allows(hermes_channel_t *ch, const hermes_verb_desc_t *desc, cha
 }
 
 static const hermes_channel_ops_t req_ops = {req_send, NULL, req_queued, req_wait_room, req_hold,
-                                             req_release, NULL, req_allows};
+                                             req_release, NULL, req_allows, req_gone};
 
 hreq_t *hermes_http_req_new(http_server_t *hs, conn_t *k)
 {
@@ -208,13 +247,14 @@ void hermes_http_req_gone(hreq_t *q, hermes_session_t *s)
 	}
 }
 
-/* Waits until a message is queued: 1; 0 if the client hung up (then the request is cancelled);
- * -1 if the server stops. */
-int hermes_http_req_wait(hreq_t *q, hermes_session_t *s)
+/* Waits until a message is queued (or the stream ended): 1; 0 if the client hung up (then the
+ * request is cancelled); -1 if the server stops; 2 if timeout_ms (>= 0) passed first. */
+int hermes_http_req_wait(hreq_t *q, hermes_session_t *s, int timeout_ms)
 {
+	int64_t until = timeout_ms >= 0 ? hermes_http_ms() + timeout_ms : -1;
 	for (;;) {
 		pthread_mutex_lock(&q->lock);
-		bool ready = q->head != NULL;
+		bool ready = q->head != NULL || q->ended;
 		if (!ready && q->efd < 0)
 			q->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		int efd = q->efd;
@@ -225,8 +265,18 @@ int hermes_http_req_wait(hreq_t *q, hermes_session_t *s)
 			return -1; /* out of descriptors */
 		struct pollfd p[3] = {{q->efd, POLLIN, 0}, {q->conn ? q->conn->fd : -1, POLLRDHUP, 0},
 		                      {q->hs->stop_efd, POLLIN, 0}};
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
+		int wait_ms = -1;
+		if (until >= 0) {
+			int64_t left = until - hermes_http_ms();
+			if (left <= 0)
+				return 2;
+			wait_ms = left > INT32_MAX ? INT32_MAX : (int)left;
+		}
+		int ready_n = poll(p, 3, wait_ms);
+		if (ready_n < 0 && errno != EINTR)
 			return -1;
+		if (ready_n <= 0)
+			continue;
 		if (p[0].revents & POLLIN) {
 			uint64_t n;
 			if (read(q->efd, &n, sizeof n) < 0) {
@@ -240,7 +290,7 @@ int hermes_http_req_wait(hreq_t *q, hermes_session_t *s)
 		}
 		if (p[2].revents & POLLIN) {
 			pthread_mutex_lock(&q->lock);
-			ready = q->head != NULL;
+			ready = q->head != NULL || q->ended;
 			pthread_mutex_unlock(&q->lock);
 			if (ready)
 				continue;

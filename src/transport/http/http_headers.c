@@ -1,7 +1,7 @@
 /* transport/http/http_headers.c: the checks a request passes once its headers are in (see
  * http_server.h): the endpoint (and OAuth's metadata), Origin, the credential (http_auth.c), then
  * /files/ requests handed to http_files.c; the method (DELETE ends a 2025
- * session), Content-Type, Accept and the announced length; and the mirrored headers that must
+ * session, GET opens its stream), Content-Type, Accept and the announced length; and the mirrored headers that must
  * come once. The decisions themselves are
  * http_check.c's where they need no connection. */
 #include <config.h>
@@ -43,6 +43,37 @@ const char *hermes_http_doubled_mirror(struct MHD_Connection *c)
 		if (n.seen[i] > 1)
 			return mirrored[i];
 	return NULL;
+}
+
+/* GET of the endpoint with a session: the session's standalone SSE stream (http_stream.c). */
+static int get_stream(http_server_t *hs, hreq_t *q, struct MHD_Connection *c)
+{
+	const char *accept = hermes_http_header(c, "Accept");
+	if (accept == NULL || !strstr(accept, "text/event-stream"))
+		return hermes_http_respond_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL,
+		                                 HERMES_RPC_INVALID_REQUEST, "a GET of the endpoint opens "
+		                                 "the session's stream: Accept must list "
+		                                 "text/event-stream", NULL, NULL);
+	legacy_t *l = hermes_http_legacy_find(hs, hermes_http_header(c, "Mcp-Session-Id"));
+	if (l == NULL)
+		return hermes_http_respond_error(c, MHD_HTTP_NOT_FOUND, NULL, HERMES_RPC_INVALID_REQUEST,
+		                                 "no such session (it ended or expired): initialize "
+		                                 "again", NULL, NULL);
+	q->legacy = l; /* released when the request ends */
+	q->standalone = q->keepalive = true;
+	/* it has arrived; it stays open: quiet streams get comments, an unread one the reaper */
+	pthread_mutex_lock(&hs->lock);
+	if (q->conn)
+		q->conn->reading_since.tv_sec = q->conn->reading_since.tv_nsec = 0;
+	pthread_mutex_unlock(&hs->lock);
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+	hermes_http_stream_attach(l, q);
+	pthread_mutex_lock(&hs->lock);
+	bool ended = l->ended; /* by a DELETE since it was found: its stream ends too */
+	pthread_mutex_unlock(&hs->lock);
+	if (ended)
+		hermes_http_stream_end(l);
+	return hermes_http_sse_respond(q, c, NULL);
 }
 
 int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connection *c,
@@ -87,15 +118,19 @@ int hermes_http_check_headers(http_server_t *hs, hreq_t *q, struct MHD_Connectio
 			                                 "Mcp-Session-Id; the 2026-07-28 revision has no "
 			                                 "sessions", NULL, h);
 		}
-		hermes_http_legacy_drop(hs, l);
+		hermes_http_legacy_drop(hs, l); /* then its stream: a GET racing it sees it ended */
+		hermes_http_stream_end(l);
 		hermes_http_legacy_unref(hs, l);
 		return hermes_http_respond_empty(c, MHD_HTTP_NO_CONTENT, NULL);
 	}
+	if (strcmp(method, "GET") == 0 && hermes_http_header(c, "Mcp-Session-Id"))
+		return get_stream(hs, q, c);
 	if (strcmp(method, "POST") != 0) {
-		const char *h[] = {"Allow", hermes_http_header(c, "Mcp-Session-Id") ? "POST, DELETE" : "POST",
-		                   NULL};
-		snprintf(why, sizeof why, "%.20s is not served: every message is a POST (and there is no "
-		         "stream to GET)", method);
+		const char *h[] = {"Allow", hermes_http_header(c, "Mcp-Session-Id") ? "GET, POST, DELETE"
+		                                                                    : "POST", NULL};
+		snprintf(why, sizeof why, "%.20s is not served: every message is a POST (a 2025-era "
+		         "session, named by Mcp-Session-Id, may also GET its stream and DELETE itself)",
+		         method);
 		return hermes_http_respond_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
 		                                 HERMES_RPC_INVALID_REQUEST, why, NULL, h);
 	}

@@ -142,6 +142,8 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 			                                HERMES_RPC_HEADER_MISMATCH, why, NULL, NULL);
 			goto done;
 		}
+		/* its answer is a stream that stays open: kept alive while quiet */
+		q->keepalive = request && strcmp(m, "subscriptions/listen") == 0;
 		if (!request && strcmp(m, "notifications/cancelled") == 0) {
 			/* over HTTP a request is cancelled by closing its stream; ids are not unique
 			 * across the clients sharing the session */
@@ -149,7 +151,8 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 			goto done;
 		}
 	} else if (m && strcmp(m, "initialize") == 0 && request) {
-		if ((q->legacy = hermes_http_legacy_new(hs, why, sizeof why)) == NULL) {
+		if ((q->legacy = hermes_http_legacy_new(hs, &hermes_http_standalone_ops, why,
+		                                             sizeof why)) == NULL) {
 			ret = hermes_http_respond_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, q->id_text,
 			                                HERMES_RPC_INTERNAL_ERROR, why, NULL, NULL);
 			goto done;
@@ -212,7 +215,7 @@ static enum MHD_Result handle_body(http_server_t *hs, hreq_t *q, struct MHD_Conn
 		                                 HERMES_RPC_INTERNAL_ERROR,
 		                                 "the server is busy or stopping", NULL, retry);
 	q->answered = true;
-	int w = hermes_http_req_wait(q, s);
+	int w = hermes_http_req_wait(q, s, -1);
 	if (w <= 0)
 		return MHD_NO; /* the client left (its request is cancelled), or the server stops */
 	return answer(q, c);
@@ -319,6 +322,8 @@ void hermes_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	pthread_mutex_lock(&q->lock);
 	q->conn = NULL;
 	pthread_mutex_unlock(&q->lock);
+	if (q->legacy && q->standalone)
+		hermes_http_stream_detach(q->legacy, q);
 	if (q->legacy)
 		hermes_http_legacy_unref(hs, q->legacy);
 	q->legacy = NULL;

@@ -2,7 +2,7 @@
  * the server, its connections, a request and its channel, a 2025-era session, and the functions
  * one file gives another. The files, each calling only the ones after it (session/session.h):
  * http.c (hermes_http_run) -> http_request.c -> http_headers.c -> http_files.c -> http_auth.c -> http_sse.c
- * -> http_channel.c -> http_sessions.c -> http_respond.c -> http_listen.c. */
+ * -> http_stream.c -> http_channel.c -> http_sessions.c -> http_respond.c -> http_listen.c. */
 #ifndef HERMES_TRANSPORT_HTTP_SERVER_H
 #define HERMES_TRANSPORT_HTTP_SERVER_H
 
@@ -39,6 +39,29 @@ typedef struct conn {
 	struct hreq *req;               /* the request being received or answered */
 } conn_t;
 
+typedef struct queued {
+	struct queued *next;
+	char *body;                     /* NULL for a comment */
+	size_t len;
+	bool note;                      /* a notification (HERMES_SEND_NOTIFICATION), not the reply */
+	bool comment;                   /* an SSE comment (": keepalive"), no message: body NULL */
+} queued_t;
+
+#define STREAM_HELD_MAX 64              /* messages a 2025 session keeps while it has no GET stream */
+#define STREAM_HELD_BYTES (256 * 1024)  /* and their bytes at most */
+#define STREAM_QUEUED_MAX (1u << 20)    /* bytes a stream may have unsent; past it, dropped */
+
+/* A 2025 session's default channel: what belongs to no request (notifications/resources/updated
+ * of its subscriptions) goes to its standalone GET stream, or waits for one (http_stream.c). */
+typedef struct standalone {
+	hermes_channel_t ch;
+	http_server_t *hs;
+	pthread_mutex_t lock;           /* guards what follows; taken before a request's lock */
+	struct hreq *q;                 /* the open GET stream (held), or NULL */
+	queued_t *held, **held_tail;    /* sent while no stream was open (in the budget) */
+	size_t n_held, held_bytes, dropped;
+} standalone_t;
+
 /* A 2025-era client's session (Mcp-Session-Id). */
 typedef struct legacy {
 	struct legacy *next;
@@ -48,14 +71,8 @@ typedef struct legacy {
 	int users;                      /* the list's reference and each request using it */
 	time_t last_used;
 	bool ended;
+	standalone_t out;               /* the session's default channel (its GET stream) */
 } legacy_t;
-
-typedef struct queued {
-	struct queued *next;
-	char *body;
-	size_t len;
-	bool note;                      /* a notification (HERMES_SEND_NOTIFICATION), not the reply */
-} queued_t;
 
 /* One POST: its body as it arrives, then the channel its session answers on. */
 typedef struct hreq {
@@ -74,6 +91,10 @@ typedef struct hreq {
 	                                   handed to libmicrohttpd whole (SSE), or until the request
 	                                   is freed (its JSON response with it) */
 	bool final_queued;              /* the reply to the request is in the queue */
+	bool ended;                     /* a stream with no reply (GET) ends after what is queued */
+	bool keepalive;                 /* a long-lived stream (GET, subscriptions/listen): a comment
+	                                   when it has been quiet for a while */
+	bool standalone;                /* the GET stream of q->legacy */
 	bool gone;                      /* the client left: what is sent is dropped */
 	bool headers_seen, too_large, answered;
 	hermes_buf_t body;
@@ -214,6 +235,20 @@ void hermes_http_files_done(hreq_t *q);
 enum MHD_Result hermes_http_sse_respond(hreq_t *q, struct MHD_Connection *c,
                                         const char *const *extra);
 
+/* ---- http_stream.c: the standalone GET stream of a 2025 session ---------------------------- */
+
+/* The operations of a 2025 session's default channel (standalone_t.ch). */
+extern const hermes_channel_ops_t hermes_http_standalone_ops;
+/* q (a GET with Accept: text/event-stream, q->legacy set) becomes l's stream: what l held is
+ * queued on it, and a stream l had ends (a client has one GET stream; the newest wins). */
+void hermes_http_stream_attach(legacy_t *l, hreq_t *q);
+/* The request q ends: if it is l's stream, l has none any more. */
+void hermes_http_stream_detach(legacy_t *l, hreq_t *q);
+/* l's stream ends (its session ends: DELETE). */
+void hermes_http_stream_end(legacy_t *l);
+/* Every 2025 session's stream ends (the server stops). */
+void hermes_http_streams_end_all(http_server_t *hs);
+
 /* ---- http_channel.c: a request's channel ---------------------------------------------------- */
 
 /* A request of hs on connection k (or NULL), with libmicrohttpd's reference; NULL: no memory. */
@@ -225,9 +260,18 @@ void hermes_http_req_unref(hreq_t *q);
 queued_t *hermes_http_req_pop(hreq_t *q);
 /* The client closed its end: what the request started is stopped, and nothing more is queued. */
 void hermes_http_req_gone(hreq_t *q, hermes_session_t *s);
-/* Waits until a message is queued: 1; 0 if the client hung up (then the request is cancelled);
- * -1 if the server stops. */
-int hermes_http_req_wait(hreq_t *q, hermes_session_t *s);
+/* Waits until a message is queued (or the stream ended): 1; 0 if the client hung up (then the
+ * request is cancelled); -1 if the server stops; 2 if timeout_ms (>= 0) passed first. */
+int hermes_http_req_wait(hreq_t *q, hermes_session_t *s, int timeout_ms);
+/* The message a channel's send() was given, whole (r cleared); NULL if out of memory (logged). */
+queued_t *hermes_http_message(hermes_reply_t *r, unsigned flags);
+/* Queues m on q, counted in the budget; freed instead if q takes nothing more (its client left,
+ * its reply or its end is queued). Any thread. */
+void hermes_http_req_queue(hreq_t *q, queued_t *m);
+/* Bytes queued on q and not yet taken by its stream. */
+size_t hermes_http_req_queued(hreq_t *q);
+/* A stream with no reply (GET) ends once what is queued is out; nothing more is queued. */
+void hermes_http_req_end(hreq_t *q);
 
 /* ---- http_sessions.c: the shared session and the table of 2025-era ones ------------------- */
 
@@ -236,9 +280,10 @@ void hermes_http_session_wake(void *ctx);
 /* Hands a message to a session: when it has room (else false after the timeout). body taken. */
 bool hermes_http_feed(http_server_t *hs, hermes_session_t *s, pthread_mutex_t *feed_lock,
                       hermes_channel_t *ch, char *body, size_t len);
-/* A new 2025 session for an initialize, with a reference for the caller; NULL (why said) if
- * there is no room or memory. */
-legacy_t *hermes_http_legacy_new(http_server_t *hs, char *why, size_t n);
+/* A new 2025 session for an initialize, with a reference for the caller, its default channel
+ * made of out_ops (hermes_http_standalone_ops); NULL (why said) if there is no room or memory. */
+legacy_t *hermes_http_legacy_new(http_server_t *hs, const hermes_channel_ops_t *out_ops, char *why,
+                                 size_t n);
 /* The session named id, with a reference for the caller; NULL if there is none. */
 legacy_t *hermes_http_legacy_find(http_server_t *hs, const char *id);
 /* Ends l (no more requests find it); the references held go on until released. */
@@ -248,6 +293,11 @@ void hermes_http_legacy_unref(http_server_t *hs, legacy_t *l);
 void hermes_http_reap_sessions(http_server_t *hs);
 /* Calls fn on every session, each under its feed lock. */
 void hermes_http_for_each_session(http_server_t *hs, void (*fn)(hermes_session_t *));
+/* Calls fn on every 2025 session (held, no lock taken). */
+void hermes_http_for_each_legacy(http_server_t *hs, void (*fn)(legacy_t *));
+/* The protocols' ticks (MCP's subscriptions) of every session whose feed lock is free: the main
+ * loop's; lowers *timeout_ms to when they want to run again. */
+void hermes_http_tick_sessions(http_server_t *hs, int *timeout_ms);
 /* True once every session is finished; *timeout_ms: when to look again (-1: no deadline). */
 bool hermes_http_all_finished(http_server_t *hs, int *timeout_ms);
 /* Frees the 2025 sessions still listed (the server stops; no request is left). */

@@ -56,6 +56,14 @@ static void hermes_http_legacy_free(legacy_t *l)
 {
 	hermes_session_cancel_all(l->s);
 	hermes_session_free(l->s);
+	/* nothing is sent any more; no GET stream is open (one holds the session) */
+	for (queued_t *m = l->out.held, *next; m; m = next) {
+		next = m->next;
+		free(m->body);
+		free(m);
+	}
+	hermes_budget_release_replies(l->out.hs->budget, l->out.held_bytes);
+	pthread_mutex_destroy(&l->out.lock);
 	pthread_mutex_destroy(&l->feed);
 	free(l);
 }
@@ -112,7 +120,8 @@ legacy_t *hermes_http_legacy_find(http_server_t *hs, const char *id)
 
 /* A new 2025 session for an initialize, with a reference for the caller; NULL (why said) if
  * there is no room or memory. */
-legacy_t *hermes_http_legacy_new(http_server_t *hs, char *why, size_t n)
+legacy_t *hermes_http_legacy_new(http_server_t *hs, const hermes_channel_ops_t *out_ops, char *why,
+                                 size_t n)
 {
 	legacy_t *l = calloc(1, sizeof *l), *evict = NULL;
 	unsigned char rnd[16];
@@ -146,7 +155,12 @@ legacy_t *hermes_http_legacy_new(http_server_t *hs, char *why, size_t n)
 		         MAX_LEGACY_SESSIONS);
 		return NULL;
 	}
-	if ((l->s = hermes_session_new(&hs->sopts, &hs->drop, hermes_http_session_wake, hs)) == NULL) {
+	l->out.ch.ops = out_ops;
+	l->out.hs = hs;
+	l->out.held_tail = &l->out.held;
+	pthread_mutex_init(&l->out.lock, NULL);
+	if ((l->s = hermes_session_new(&hs->sopts, &l->out.ch, hermes_http_session_wake, hs)) == NULL) {
+		pthread_mutex_destroy(&l->out.lock);
 		free(l);
 		snprintf(why, n, "cannot start a session (threads or memory)");
 		return NULL;
@@ -210,6 +224,40 @@ void hermes_http_for_each_session(http_server_t *hs, void (*fn)(hermes_session_t
 		pthread_mutex_lock(&ls[i]->feed);
 		fn(ls[i]->s);
 		pthread_mutex_unlock(&ls[i]->feed);
+		hermes_http_legacy_unref(hs, ls[i]);
+	}
+}
+
+void hermes_http_for_each_legacy(http_server_t *hs, void (*fn)(legacy_t *))
+{
+	legacy_t *ls[MAX_LEGACY_SESSIONS];
+	size_t n = legacy_snapshot(hs, ls);
+	for (size_t i = 0; i < n; i++) {
+		fn(ls[i]);
+		hermes_http_legacy_unref(hs, ls[i]);
+	}
+}
+
+/* One session's tick, unless a thread feeds it (it may wait for room for long: the next tick
+ * comes soon). */
+static void tick(hermes_session_t *s, pthread_mutex_t *feed, int *timeout_ms)
+{
+	if (pthread_mutex_trylock(feed) != 0)
+		return;
+	int t = -1;
+	hermes_session_finished(s, &t); /* not finishing: it only runs the protocol's tick */
+	pthread_mutex_unlock(feed);
+	if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
+		*timeout_ms = t;
+}
+
+void hermes_http_tick_sessions(http_server_t *hs, int *timeout_ms)
+{
+	legacy_t *ls[MAX_LEGACY_SESSIONS];
+	tick(hs->modern, &hs->modern_feed, timeout_ms);
+	size_t n = legacy_snapshot(hs, ls);
+	for (size_t i = 0; i < n; i++) {
+		tick(ls[i]->s, &ls[i]->feed, timeout_ms);
 		hermes_http_legacy_unref(hs, ls[i]);
 	}
 }

@@ -2,7 +2,10 @@
  * notifications (progress, logs) come before a request's reply, each queued message becomes an
  * event as the client reads, and leaves the budget once handed to libmicrohttpd whole; the reply
  * ends the stream. A client that stops reading gets the idle timeout (the reaper,
- * http_listen.c), as that of a JSON reply does. */
+ * http_listen.c), as that of a JSON reply does. The long-lived streams (a 2025 session's GET
+ * stream, a subscriptions/listen) carry a comment line when quiet for half the timeout (at most
+ * KEEPALIVE_MAX_MS), so that proxies and clients keep them open; a GET stream ends when its
+ * session does. */
 #include <config.h>
 
 #include <stdlib.h>
@@ -13,12 +16,22 @@
 #define SSE_HEAD "event: message\ndata: "
 #define SSE_TAIL "\n\n"
 #define SSE_FRAMING (sizeof SSE_HEAD - 1 + sizeof SSE_TAIL - 1)
+#define SSE_COMMENT ": keepalive"    /* + SSE_TAIL: a comment, which clients skip */
+#define KEEPALIVE_MAX_MS 15000
 
-/* Copies what fits in buf of the event [SSE_HEAD, body, SSE_TAIL] from *off on. */
+/* The bytes of m as an event, framing included. */
+static size_t sse_size(const queued_t *m)
+{
+	return m->comment ? sizeof SSE_COMMENT - 1 + sizeof SSE_TAIL - 1 : m->len + SSE_FRAMING;
+}
+
+/* Copies what fits in buf of the event [SSE_HEAD, body, SSE_TAIL] (a comment: [SSE_COMMENT,
+ * SSE_TAIL]) from *off on. */
 static size_t sse_copy(const queued_t *m, size_t *off, char *buf, size_t max)
 {
-	const char *part[3] = {SSE_HEAD, m->body, SSE_TAIL};
-	size_t len[3] = {sizeof SSE_HEAD - 1, m->len, sizeof SSE_TAIL - 1};
+	const char *part[3] = {m->comment ? SSE_COMMENT : SSE_HEAD, m->body, SSE_TAIL};
+	size_t len[3] = {m->comment ? sizeof SSE_COMMENT - 1 : sizeof SSE_HEAD - 1, m->len,
+	                 sizeof SSE_TAIL - 1};
 	size_t n = 0, at = 0;
 	for (int i = 0; i < 3 && n < max; at += len[i], i++) {
 		if (*off >= at + len[i])
@@ -31,7 +44,8 @@ static size_t sse_copy(const queued_t *m, size_t *off, char *buf, size_t max)
 	return n;
 }
 
-/* The message being streamed is all handed to libmicrohttpd: it leaves the budget. */
+/* The message being streamed is all handed to libmicrohttpd: it leaves the budget (a comment
+ * was never in it: its len is 0). */
 static void sse_done_with(hreq_t *q)
 {
 	queued_t *m = q->cur;
@@ -54,17 +68,30 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 	(void)pos;
 	hreq_t *q = cls;
 	hermes_session_t *s = q->legacy ? q->legacy->s : q->hs->modern;
-	while (q->cur == NULL || q->cur_off == q->cur->len + SSE_FRAMING) {
+	int keepalive_ms = q->hs->timeout * 500 < KEEPALIVE_MAX_MS ? q->hs->timeout * 500
+	                                                          : KEEPALIVE_MAX_MS;
+	while (q->cur == NULL || q->cur_off == sse_size(q->cur)) {
 		if (q->cur)
 			sse_done_with(q);
 		if (q->stream_done)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		queued_t *m = hermes_http_req_pop(q);
 		if (m == NULL) {
+			pthread_mutex_lock(&q->lock);
+			bool ended = q->ended;
+			pthread_mutex_unlock(&q->lock);
+			if (ended)
+				return MHD_CONTENT_READER_END_OF_STREAM;
 			atomic_store(&q->idle, true); /* the session is slow, not the client: no timeout */
-			int w = hermes_http_req_wait(q, s);
+			int w = hermes_http_req_wait(q, s, q->keepalive ? keepalive_ms : -1);
 			atomic_store(&q->taken_at, hermes_http_ms());
 			atomic_store(&q->idle, false);
+			if (w == 2 && (m = calloc(1, sizeof *m)) != NULL) {
+				m->comment = m->note = true;
+				q->cur = m;
+				q->cur_off = 0;
+				break;
+			}
 			if (w <= 0)
 				return MHD_CONTENT_READER_END_WITH_ERROR;
 			continue;
