@@ -198,3 +198,34 @@ char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeou
 	pthread_mutex_unlock(&c->lock);
 	return out;
 }
+
+int hermes_lsp_diagnostics_of(hermes_lsp_client_t *c, const char *uri, const char *text,
+                              size_t len, int timeout_ms, const hermes_cancel_t *cancel,
+                              char **out)
+{
+	int64_t deadline = hermes_lsp_now_ms() + timeout_ms;
+	int rc = -1;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		hermes_lsp_doc_t *d = find_doc(c, uri);
+		/* Another text synced since: the server drops this one's analysis (and the reader
+		 * drops what it would publish for an older version), so it never comes. */
+		if (!d || d->len != len || memcmp(d->text, text, len) != 0) {
+			rc = 1;
+			break;
+		}
+		if (d->diag_fresh && d->diagnostics) {
+			if ((*out = strdup(d->diagnostics)))
+				rc = 0;
+			break;
+		}
+		int64_t now = hermes_lsp_now_ms();
+		if (c->dead || now >= deadline || hermes_cancel_requested(cancel))
+			break;
+		int64_t until = now + (deadline - now < 50 ? deadline - now : 50);
+		struct timespec ts = {until / 1000, (until % 1000) * 1000000};
+		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
