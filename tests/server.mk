@@ -35,6 +35,8 @@ SERVER_PY_TESTS = \
 	tests/code_lsp.py \
 	tests/code_clangd.py \
 	tests/code_sync.py \
+	tests/code_diagnose.py \
+	tests/code_diagnose_clangd.py \
 	tests/code_pyright.py \
 	tests/code_typescript.py \
 	tests/mcp_modern.py \
