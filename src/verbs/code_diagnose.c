@@ -26,6 +26,8 @@ typedef struct diag_file {
 	hermes_code_ctx_t *ctx;     /* holds the server and the text before the edit */
 	hermes_code_file_t *old;    /* the text before the edit; NULL if the file did not exist */
 	char *before;               /* the diagnostics of old (JSON array text); NULL: none */
+	hermes_code_ctx_t *actx;    /* after the edit: holds the server and the new text */
+	hermes_code_file_t *nf;     /* the new text, synced */
 } diag_file_t;
 
 struct hermes_code_diagnose {
@@ -141,8 +143,8 @@ static void why_missing(diag_file_t *f, const hermes_call_t *call, hermes_lsp_cl
 	}
 }
 
-/* Starts f's server and takes its diagnostics before the edit, until deadline. */
-static void take_before(hermes_code_diagnose_t *d, diag_file_t *f, int64_t deadline)
+/* Starts f's server and makes it see f's text before the edit (f->old), or says why not. */
+static void open_before(hermes_code_diagnose_t *d, diag_file_t *f)
 {
 	const hermes_call_t *call = d->call;
 	const hermes_verbs_state_t *state = call->state;
@@ -180,15 +182,21 @@ static void take_before(hermes_code_diagnose_t *d, diag_file_t *f, int64_t deadl
 		if (scratch.common.error_code != HERMES_E_NOT_FOUND)
 			set_unavailable(f, "%s", scratch.common.error_message ? scratch.common.error_message
 			                                                       : "cannot read the file");
-		goto out;
 	}
-	int64_t left = deadline - hermes_lsp_now_ms();
-	int rc = hermes_lsp_diagnostics_of(f->ctx->client, f->old->uri, f->old->text, f->old->len,
-	                                   left > 0 ? (int)left : 0, call->cancel, &f->before);
-	if (rc != 0)
-		why_missing(f, call, f->ctx->client, rc, "before the edit");
 out:
 	hermes_struct_clear(&hermes_type_CodeDiagnosticsResult, &scratch);
+}
+
+/* Takes the diagnostics of f->old, until deadline. */
+static void wait_before(hermes_code_diagnose_t *d, diag_file_t *f, int64_t deadline)
+{
+	if (f->unavailable || !f->old)
+		return;
+	int64_t left = deadline - hermes_lsp_now_ms();
+	int rc = hermes_lsp_diagnostics_of(f->ctx->client, f->old->uri, f->old->text, f->old->len,
+	                                   left > 0 ? (int)left : 0, d->call->cancel, &f->before);
+	if (rc != 0)
+		why_missing(f, d->call, f->ctx->client, rc, "before the edit");
 }
 
 hermes_code_diagnose_t *hermes_code_diagnose_begin(const hermes_call_t *call,
@@ -217,9 +225,12 @@ hermes_code_diagnose_t *hermes_code_diagnose_begin(const hermes_call_t *call,
 			                : "out of memory");
 		return d;
 	}
+	/* Every file sent before any is waited for: the server analyses them meanwhile. */
+	for (size_t i = 0; i < n; i++)
+		open_before(d, &d->files[i]);
 	int64_t deadline = hermes_lsp_now_ms() + HERMES_CODE_DIAGNOSE_MS;
 	for (size_t i = 0; i < n; i++)
-		take_before(d, &d->files[i], deadline);
+		wait_before(d, &d->files[i], deadline);
 	return d;
 }
 
@@ -246,29 +257,31 @@ static bool keep_unmatched(hermes_code_diagnostic_t *list, size_t n, const bool 
 	return *out != NULL;
 }
 
-/* Takes f's diagnostics after the edit, until deadline, and fills o from both sets. */
+/* Makes f's server see its text after the edit (f->nf), or says why not. */
+static void open_after(hermes_code_diagnose_t *d, diag_file_t *f)
+{
+	hermes_code_diagnostics_result_t scratch = {.common.succeeded = true};
+	/* A context of its own: the one of before holds the old text, for the fixed ones'
+	 * positions. The server is running: this is cheap. */
+	if (!(f->actx = malloc(sizeof *f->actx)))
+		set_unavailable(f, "out of memory");
+	else if (!hermes_code_begin(f->actx, d->call, &scratch, f->path, NULL) ||
+	         !(f->nf = hermes_code_open(f->actx, f->path)))
+		set_unavailable(f, "%s", scratch.common.error_message ? scratch.common.error_message
+		                                                       : "cannot read the file");
+	hermes_struct_clear(&hermes_type_CodeDiagnosticsResult, &scratch);
+}
+
+/* Takes the diagnostics of f->nf, until deadline, and fills o from both sets. */
 static void take_after(hermes_code_diagnose_t *d, diag_file_t *f, int64_t deadline,
                        hermes_edit_diagnostics_t *o)
 {
-	hermes_code_diagnostics_result_t scratch = {.common.succeeded = true};
-	hermes_code_ctx_t *ctx = malloc(sizeof *ctx);
-	hermes_code_file_t *nf = NULL;
+	hermes_code_ctx_t *ctx = f->actx;
+	hermes_code_file_t *nf = f->nf;
 	char *after = NULL;
 	hermes_code_diagnostic_t *bl = NULL, *al = NULL;
 	size_t bn = 0, an = 0;
 	bool *btaken = NULL, *ataken = NULL;
-	if (!ctx) {
-		set_unavailable(f, "out of memory");
-		goto out;
-	}
-	/* A context of its own: the one of before holds the old text, for the fixed ones'
-	 * positions. The server is running: this is cheap. */
-	if (!hermes_code_begin(ctx, d->call, &scratch, f->path, NULL) ||
-	    !(nf = hermes_code_open(ctx, f->path))) {
-		set_unavailable(f, "%s", scratch.common.error_message ? scratch.common.error_message
-		                                                       : "cannot read the file");
-		goto out;
-	}
 	int64_t left = deadline - hermes_lsp_now_ms();
 	int rc = hermes_lsp_diagnostics_of(ctx->client, nf->uri, nf->text, nf->len,
 	                                   left > 0 ? (int)left : 0, d->call->cancel, &after);
@@ -310,40 +323,42 @@ out:
 	free(ataken);
 	free(btaken);
 	free(after);
-	if (ctx)
-		hermes_code_end(ctx);
-	free(ctx);
-	hermes_struct_clear(&hermes_type_CodeDiagnosticsResult, &scratch);
 }
 
 void hermes_code_diagnose_end(hermes_code_diagnose_t *d, const char *const *written, size_t nw,
                               hermes_edit_diagnostics_t **out, size_t *count)
 {
-	int64_t deadline = hermes_lsp_now_ms() + HERMES_CODE_DIAGNOSE_MS;
 	hermes_edit_diagnostics_t *list = out ? calloc(nw + 1, sizeof *list) : NULL;
-	size_t n = 0;
-	for (size_t w = 0; list && w < nw; w++) {
-		diag_file_t *f = NULL;
-		for (size_t i = 0; d && !f && i < d->n; i++)
+	diag_file_t **of = list ? calloc(nw + 1, sizeof *of) : NULL;
+	size_t n = list && of ? nw : 0;
+	/* Every file sent before any is waited for, as before the edit. */
+	for (size_t w = 0; w < n; w++) {
+		for (size_t i = 0; d && !of[w] && i < d->n; i++)
 			if (strcmp(d->files[i].path, written[w]) == 0)
-				f = &d->files[i];
-		hermes_edit_diagnostics_t *o = &list[n++];
-		diag_file_t none = {.path = (char *)written[w]};
-		if (!f) {
-			f = &none;
-			set_unavailable(f, d ? "the diagnostics of '%s' were not taken before the edit"
-			                     : "out of memory for the diagnostics of '%s'", written[w]);
-		}
-		if (!f->unavailable)
+				of[w] = &d->files[i];
+		if (of[w] && !of[w]->unavailable && !of[w]->actx)
+			open_after(d, of[w]);
+	}
+	int64_t deadline = hermes_lsp_now_ms() + HERMES_CODE_DIAGNOSE_MS;
+	for (size_t w = 0; w < n; w++) {
+		diag_file_t *f = of[w];
+		hermes_edit_diagnostics_t *o = &list[w];
+		if (f && !f->unavailable && f->nf)
 			take_after(d, f, deadline, o);
-		if (f->unavailable) {
-			o->unavailable = strdup(f->unavailable);
+		o->path = strdup(written[w]);
+		if (!f || f->unavailable) {
+			/* Without d, memory ran out before the edit; a path it did not name is the
+			 * caller's mistake, said rather than hidden. */
+			if (f)
+				o->unavailable = strdup(f->unavailable);
+			else if (asprintf(&o->unavailable, d ? "the diagnostics of '%s' were not taken "
+			                  "before the edit" : "out of memory for the diagnostics of '%s'",
+			                  written[w]) < 0)
+				o->unavailable = NULL;
 			o->has_total = false;
 		}
-		o->path = strdup(f->path);
-		if (f == &none)
-			free(none.unavailable);
 	}
+	free(of);
 	if (out) {
 		*out = list;
 		*count = n;
@@ -357,6 +372,9 @@ void hermes_code_diagnose_end(hermes_code_diagnose_t *d, const char *const *writ
 		if (f->ctx)
 			hermes_code_end(f->ctx);
 		free(f->ctx);
+		if (f->actx)
+			hermes_code_end(f->actx);
+		free(f->actx);
 		free(f->path);
 		free(f->key);
 		free(f->unavailable);
