@@ -85,6 +85,28 @@ def test_clangd_an_undeclared_call_then_its_fix():
         shutil.rmtree(ws, ignore_errors=True)
 
 
+def test_clangd_a_header_changed_before_the_edit_is_not_the_edits():
+    """A header deleted after the server last analysed b.c: b.c's error about it predates the
+    edit, which is blamed only for what it brings."""
+    if not CLANGD:
+        print("clangd is not installed (apt-get install clangd): skipped")
+        return "skip"
+    ws = workspace()
+    try:
+        with Server(cwd=ws) as s:
+            r = call(s, "code.diagnostics", {"path": "b.c"})
+            check(r["diagnostics"] == [] and r["settled"], r)
+            os.unlink(os.path.join(ws, "b.h"))
+            r = call(s, "fs.editFile", {"path": "b.c", "diagnose": True, "edits": [
+                {"oldText": "return 1;", "newText": "return y;"}]})
+            e = entry(r, "b.c")
+            check([d["message"] for d in e["introduced"]] == ["Use of undeclared identifier 'y'"]
+                  or (len(e["introduced"]) == 1 and "'y'" in e["introduced"][0]["message"]), e)
+            check(e["total"] == 2 and e["fixed"] == [], e)
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
+
+
 def test_clangd_a_rename_across_files_introduces_nothing():
     if not CLANGD:
         print("clangd is not installed (apt-get install clangd): skipped")

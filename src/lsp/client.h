@@ -68,6 +68,11 @@ int hermes_lsp_open_documents(hermes_lsp_client_t *c, char ***out, size_t *count
 char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeout_ms,
                              const hermes_cancel_t *cancel);
 
+/* Sends the document uri's text again as a new version (didChange), so that the server analyses
+ * it afresh: diagnostics depend on other files too (a header changed or deleted since), which a
+ * server does not watch for an open document. 0, 1 if uri is not open, or -1 and err. */
+int hermes_lsp_reanalyse(hermes_lsp_client_t *c, const char *uri, hermes_error_t *err);
+
 /* The diagnostics the server published for uri while the text it was last sent is text[0..len)
  * (the JSON text of their array: *out is malloc'd, caller frees), waiting for them up to
  * timeout_ms or until cancel: what an edit with diagnose needs, which must not take another

@@ -86,6 +86,7 @@ int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *languag
 	d->text = copy;
 	d->len = len;
 	d->version++;
+	d->text_since = d->version;
 	d->synced_ms = hermes_lsp_now_ms();
 	d->diag_fresh = false;
 	int64_t version = d->version;
@@ -141,8 +142,10 @@ void hermes_lsp_docs_published(hermes_lsp_client_t *c, const char *body,
 		hermes_json_integer(v, 0, INT64_MAX, &version);
 	pthread_mutex_lock(&c->lock);
 	hermes_lsp_doc_t *d = find_doc(c, uri->str);
-	/* Diagnostics of an older version than the one last sent are stale: a newer set follows. */
-	if (d && (version < 0 || version == d->version)) {
+	/* Diagnostics of an older text than the one last sent are stale: a newer set follows. A
+	 * version sent again with the same text (hermes_lsp_reanalyse) has the same diagnostics:
+	 * a server that coalesced the two publishes those of the first only. */
+	if (d && (version < 0 || (version >= d->text_since && version <= d->version))) {
 		char *text = strndup(body + diags->start, diags->end - diags->start);
 		if (text) {
 			free(d->diagnostics);
@@ -227,5 +230,37 @@ int hermes_lsp_diagnostics_of(hermes_lsp_client_t *c, const char *uri, const cha
 		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
 	}
 	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int hermes_lsp_reanalyse(hermes_lsp_client_t *c, const char *uri, hermes_error_t *err)
+{
+	/* docs_lock keeps the document and its text as they are (only syncs change them, under
+	 * it); c->lock guards what the reader touches. */
+	pthread_mutex_lock(&c->docs_lock);
+	pthread_mutex_lock(&c->lock);
+	hermes_lsp_doc_t *d = find_doc(c, uri);
+	int64_t version = d ? ++d->version : -1;
+	if (d) {
+		d->diag_fresh = false;
+		d->synced_ms = hermes_lsp_now_ms();
+	}
+	pthread_mutex_unlock(&c->lock);
+	int rc = 1;
+	if (d) {
+		hermes_buf_t b = HERMES_BUF_INIT;
+		text_document(&b, uri, version);
+		hermes_buf_puts(&b, "},\"contentChanges\":[{\"text\":");
+		hermes_buf_json_string(&b, d->text, d->len);
+		hermes_buf_puts(&b, "}]}");
+		if (b.failed) {
+			hermes_error_set(err, HERMES_E_INTERNAL, "out of memory for a document");
+			rc = -1;
+		} else {
+			rc = hermes_lsp_notify(c, "textDocument/didChange", b.data, err);
+		}
+		hermes_buf_free(&b);
+	}
+	pthread_mutex_unlock(&c->docs_lock);
 	return rc;
 }

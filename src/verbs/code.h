@@ -16,6 +16,7 @@
 #define HERMES_CODE_REQUEST_MS 60000  /* longest a code.* call waits for its server's answer */
 #define HERMES_CODE_SETTLE_MS 60000   /* longest a workspace-wide call waits for indexing */
 #define HERMES_CODE_DIAGNOSE_MS 20000 /* longest diagnose waits for a server, before and after */
+#define HERMES_CODE_REANALYSE_MS 1500 /* how long diagnose waits for a text analysed again */
 #define HERMES_CODE_MAX_FILES 64      /* files a call reads for positions and enclosing symbols */
 
 /* A file a call read: its text, for positions and lines. */

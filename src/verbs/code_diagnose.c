@@ -26,6 +26,7 @@ typedef struct diag_file {
 	hermes_code_ctx_t *ctx;     /* holds the server and the text before the edit */
 	hermes_code_file_t *old;    /* the text before the edit; NULL if the file did not exist */
 	char *before;               /* the diagnostics of old (JSON array text); NULL: none */
+	char *kept;                 /* those the server had of old before it was sent again */
 	hermes_code_ctx_t *actx;    /* after the edit: holds the server and the new text */
 	hermes_code_file_t *nf;     /* the new text, synced */
 } diag_file_t;
@@ -187,16 +188,43 @@ out:
 	hermes_struct_clear(&hermes_type_CodeDiagnosticsResult, &scratch);
 }
 
-/* Takes the diagnostics of f->old, until deadline. */
-static void wait_before(hermes_code_diagnose_t *d, diag_file_t *f, int64_t deadline)
+/* Takes the diagnostics of f->old, until deadline; those of a text analysed again
+ * (f->kept) until grace. */
+static void wait_before(hermes_code_diagnose_t *d, diag_file_t *f, int64_t deadline,
+                        int64_t grace)
 {
 	if (f->unavailable || !f->old)
 		return;
-	int64_t left = deadline - hermes_lsp_now_ms();
-	int rc = hermes_lsp_diagnostics_of(f->ctx->client, f->old->uri, f->old->text, f->old->len,
-	                                   left > 0 ? (int)left : 0, d->call->cancel, &f->before);
+	hermes_lsp_client_t *c = f->ctx->client;
+	const hermes_code_file_t *o = f->old;
+	int64_t left = (f->kept ? grace : deadline) - hermes_lsp_now_ms();
+	int rc = hermes_lsp_diagnostics_of(c, o->uri, o->text, o->len, left > 0 ? (int)left : 0,
+	                                   d->call->cancel, &f->before);
+	/* Nothing new about this text: the kept ones stand. */
+	if (rc < 0 && f->kept && !hermes_cancel_requested(d->call->cancel)) {
+		f->before = f->kept;
+		f->kept = NULL;
+		rc = 0;
+	}
 	if (rc != 0)
-		why_missing(f, d->call, f->ctx->client, rc, "before the edit");
+		why_missing(f, d->call, c, rc, "before the edit");
+}
+
+/* If the server has diagnostics of f->old already, keeps them in f->kept and sends the text
+ * again to be analysed afresh: they may predate a change of another file (a header), which
+ * must not count as this edit's. A server that finds nothing changed may publish nothing
+ * (clangd): the kept ones stand after HERMES_CODE_REANALYSE_MS. */
+static void reanalyse(diag_file_t *f)
+{
+	hermes_error_t err = {0};
+	if (f->unavailable || !f->old ||
+	    hermes_lsp_diagnostics_of(f->ctx->client, f->old->uri, f->old->text, f->old->len, 0,
+	                              NULL, &f->kept) != 0)
+		return;
+	if (hermes_lsp_reanalyse(f->ctx->client, f->old->uri, &err) != 0) {
+		f->before = f->kept; /* not sent again: what the server has is the answer */
+		f->kept = NULL;
+	}
 }
 
 hermes_code_diagnose_t *hermes_code_diagnose_begin(const hermes_call_t *call,
@@ -226,11 +254,15 @@ hermes_code_diagnose_t *hermes_code_diagnose_begin(const hermes_call_t *call,
 		return d;
 	}
 	/* Every file sent before any is waited for: the server analyses them meanwhile. */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		open_before(d, &d->files[i]);
-	int64_t deadline = hermes_lsp_now_ms() + HERMES_CODE_DIAGNOSE_MS;
+		reanalyse(&d->files[i]);
+	}
+	int64_t now = hermes_lsp_now_ms();
 	for (size_t i = 0; i < n; i++)
-		wait_before(d, &d->files[i], deadline);
+		if (!d->files[i].before)
+			wait_before(d, &d->files[i], now + HERMES_CODE_DIAGNOSE_MS,
+			            now + HERMES_CODE_REANALYSE_MS);
 	return d;
 }
 
@@ -379,6 +411,7 @@ void hermes_code_diagnose_end(hermes_code_diagnose_t *d, const char *const *writ
 		free(f->key);
 		free(f->unavailable);
 		free(f->before);
+		free(f->kept);
 	}
 	free(d->files);
 	free(d);
