@@ -96,6 +96,23 @@ out:
 	return ok;
 }
 
+/* Spells one file one way: "a.c", "./a.c" and "/root//a.c" name the same (lexically: the
+ * workspace resolves symlinks and refuses "..", so this is enough for the paths it accepts). */
+static void key_normalize(char *key)
+{
+	char *w = key;
+	for (const char *r = key; *r;) {
+		if (r[0] == '/' && (r[1] == '/' || (r[1] == '.' && (r[2] == '/' || !r[2])))) {
+			r += r[1] == '/' ? 1 : 2;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+	if (w > key + 1 && w[-1] == '/')
+		w[-1] = '\0';
+}
+
 static void busy_give(hermes_code_diagnose_t *d)
 {
 	pthread_mutex_lock(&busy_lock);
@@ -245,6 +262,7 @@ hermes_code_diagnose_t *hermes_code_diagnose_begin(const hermes_call_t *call,
 			hermes_code_diagnose_end(d, NULL, 0, NULL, NULL);
 			return NULL;
 		}
+		key_normalize(f->key);
 	}
 	if (!(d->holds_keys = busy_take(d))) {
 		for (size_t i = 0; i < n; i++)
