@@ -276,9 +276,13 @@ void hermes_verb_fs_apply_patch(const hermes_call_t *call, const void *args_, vo
 	bool diagnose = args->diagnose && !args->dry_run;
 	hermes_code_diagnose_t *dg = NULL;
 	if (diagnose && (paths = calloc(n ? n : 1, sizeof *paths))) {
-		for (size_t i = 0; i < n; i++)
-			paths[i] = files[i].path;
-		dg = hermes_code_diagnose_begin(call, paths, n);
+		/* The files the patch writes: a deleted one has no diagnostics after, and one only
+		 * named by expectedVersions is not changed. */
+		size_t np = 0;
+		for (size_t i = 0; i < p.file_count; i++)
+			if (p.files[i].action != HERMES_PATCH_DELETE)
+				paths[np++] = p.files[i].move_to ? p.files[i].move_to : p.files[i].path;
+		dg = hermes_code_diagnose_begin(call, paths, np);
 	}
 	ctx_t c = {.call = call, .patch = &p, .out = out};
 	int rc = hermes_commit_run_as("fs.applyPatch", call->host, call->cancel, files, n,
