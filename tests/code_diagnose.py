@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 from server_lib import HERMES, Server, check, expect_result, run_tests
 
@@ -189,6 +190,26 @@ def test_missing_diagnostics_never_fail_the_write():
         r = call(s, "fs.writeFile", {"path": "a.go", "content": "BAD\n", "diagnose": True})
         check("code.diagnostics is not among the verbs allowed" in
               only_entry(r, "a.go")["unavailable"], r)
+
+
+def test_a_cancelled_wait_ends_at_once():
+    """$/cancelRequest while a diagnose edit waits for a silent server: answered within seconds,
+    not after the 20 s wait; the write, made before the wait, stands."""
+    with server() as s:
+        s.write_file("a.go", "fine\n")
+        id = s.request("fs.writeFile", {"path": "a.go", "content": "SILENT\n", "diagnose": True})
+        path = os.path.join(s.root, "a.go")
+        deadline = time.monotonic() + 10
+        while open(path).read() != "SILENT\n" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        s.notify("$/cancelRequest", {"id": id})
+        r = s.reply_to(id, timeout=10)
+        check(time.monotonic() - t0 < 5, "the cancelled wait went on")
+        check(("error" in r and r["error"]["code"] == -32800) or
+              "cancelled" in r["result"]["diagnostics"][0]["unavailable"], r)
+        check(open(path).read() == "SILENT\n", "the write was made")
 
 
 def test_64_concurrent_diagnose_edits():
