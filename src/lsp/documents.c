@@ -86,9 +86,9 @@ int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *languag
 	d->text = copy;
 	d->len = len;
 	d->version++;
-	d->text_since = d->version;
 	d->synced_ms = hermes_lsp_now_ms();
 	d->diag_fresh = false;
+	d->text_since = d->version;
 	int64_t version = d->version;
 	pthread_mutex_unlock(&c->lock);
 
