@@ -242,6 +242,19 @@ def test_static_tokens_advertise_no_oauth_and_carry_rights():
             check(os.path.exists(os.path.join(h.root, "keep.txt")), "the delete ran")
             st, r, body = call(h, "files-token-0123", "fs_writeFile", {"path": "w.txt", "content": "x"})
             check(st == 200 and body["result"]["structuredContent"]["succeeded"], (st, body))
+            # diagnose: true would start a language server: it needs code.diagnostics too
+            st, r, body = call(h, "files-token-0123", "fs_writeFile", {"path": "w.c",
+                                                                       "content": "x",
+                                                                       "diagnose": True})
+            check(st == 400 and body["error"]["data"]["errorCode"] == "NotAllowed" and
+                  "diagnose" in body["error"]["message"], (st, body))
+            check(not os.path.exists(os.path.join(h.root, "w.c")), "the write ran")
+            st, r, body = call(h, "admin-token-0123", "fs_writeFile", {"path": "w.txt",
+                                                                       "content": "y",
+                                                                       "diagnose": True})
+            sc = body["result"]["structuredContent"]
+            check(st == 200 and sc["succeeded"] and "no language" in
+                  sc["diagnostics"][0]["unavailable"], (st, body))
             # 2025-era sessions: the same rights, request by request
             hdr = {"Authorization": "Bearer reader-token-0123"}
             st, r, body = h.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

@@ -36,6 +36,8 @@ SERVER_PY_TESTS = \
 	tests/code_clangd.py \
 	tests/code_rename_build.py \
 	tests/code_sync.py \
+	tests/code_diagnose.py \
+	tests/code_diagnose_clangd.py \
 	tests/code_pyright.py \
 	tests/code_typescript.py \
 	tests/mcp_modern.py \

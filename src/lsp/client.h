@@ -68,6 +68,21 @@ int hermes_lsp_open_documents(hermes_lsp_client_t *c, char ***out, size_t *count
 char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeout_ms,
                              const hermes_cancel_t *cancel);
 
+/* Sends the document uri's text again as a new version (didChange), so that the server analyses
+ * it afresh: diagnostics depend on other files too (a header changed or deleted since), which a
+ * server does not watch for an open document. 0, 1 if uri is not open, or -1 and err. */
+int hermes_lsp_reanalyse(hermes_lsp_client_t *c, const char *uri, hermes_error_t *err);
+
+/* The diagnostics the server published for uri while the text it was last sent is text[0..len)
+ * (the JSON text of their array: *out is malloc'd, caller frees), waiting for them up to
+ * timeout_ms or until cancel: what an edit with diagnose needs, which must not take another
+ * writer's text for its own. 0 and *out; 1 if the document's last synced text is another one (or
+ * it is no longer open), so they never come; -1 if they did not come in time, the server ended,
+ * the call was cancelled or memory ran out (*out untouched). */
+int hermes_lsp_diagnostics_of(hermes_lsp_client_t *c, const char *uri, const char *text,
+                              size_t len, int timeout_ms, const hermes_cancel_t *cancel,
+                              char **out);
+
 /* Waits until the server has no work-done progress under way (clangd's background index, for
  * one), at most timeout_ms or until cancel: what a workspace-wide answer needs. A server that
  * never reports progress is taken as settled HERMES_LSP_SETTLE_GRACE_MS after it started. True

@@ -21,6 +21,7 @@ typedef struct hermes_lsp_doc {
 	char *text;                   /* what the server was sent last */
 	size_t len;
 	int64_t version;
+	int64_t text_since;           /* the first version of this text (hermes_lsp_reanalyse) */
 	int64_t synced_ms;
 	char *diagnostics;            /* JSON text of the last published array, or NULL */
 	int64_t diag_version;         /* the document version it was published for (-1: unknown) */

@@ -88,6 +88,7 @@ int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *languag
 	d->version++;
 	d->synced_ms = hermes_lsp_now_ms();
 	d->diag_fresh = false;
+	d->text_since = d->version;
 	int64_t version = d->version;
 	pthread_mutex_unlock(&c->lock);
 
@@ -141,8 +142,10 @@ void hermes_lsp_docs_published(hermes_lsp_client_t *c, const char *body,
 		hermes_json_integer(v, 0, INT64_MAX, &version);
 	pthread_mutex_lock(&c->lock);
 	hermes_lsp_doc_t *d = find_doc(c, uri->str);
-	/* Diagnostics of an older version than the one last sent are stale: a newer set follows. */
-	if (d && (version < 0 || version == d->version)) {
+	/* Diagnostics of an older text than the one last sent are stale: a newer set follows. A
+	 * version sent again with the same text (hermes_lsp_reanalyse) has the same diagnostics:
+	 * a server that coalesced the two publishes those of the first only. */
+	if (d && (version < 0 || (version >= d->text_since && version <= d->version))) {
 		char *text = strndup(body + diags->start, diags->end - diags->start);
 		if (text) {
 			free(d->diagnostics);
@@ -197,4 +200,67 @@ char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeou
 	}
 	pthread_mutex_unlock(&c->lock);
 	return out;
+}
+
+int hermes_lsp_diagnostics_of(hermes_lsp_client_t *c, const char *uri, const char *text,
+                              size_t len, int timeout_ms, const hermes_cancel_t *cancel,
+                              char **out)
+{
+	int64_t deadline = hermes_lsp_now_ms() + timeout_ms;
+	int rc = -1;
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		hermes_lsp_doc_t *d = find_doc(c, uri);
+		/* Another text synced since: the server drops this one's analysis (and the reader
+		 * drops what it would publish for an older version), so it never comes. */
+		if (!d || d->len != len || memcmp(d->text, text, len) != 0) {
+			rc = 1;
+			break;
+		}
+		if (d->diag_fresh && d->diagnostics) {
+			if ((*out = strdup(d->diagnostics)))
+				rc = 0;
+			break;
+		}
+		int64_t now = hermes_lsp_now_ms();
+		if (c->dead || now >= deadline || hermes_cancel_requested(cancel))
+			break;
+		int64_t until = now + (deadline - now < 50 ? deadline - now : 50);
+		struct timespec ts = {until / 1000, (until % 1000) * 1000000};
+		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int hermes_lsp_reanalyse(hermes_lsp_client_t *c, const char *uri, hermes_error_t *err)
+{
+	/* docs_lock keeps the document and its text as they are (only syncs change them, under
+	 * it); c->lock guards what the reader touches. */
+	pthread_mutex_lock(&c->docs_lock);
+	pthread_mutex_lock(&c->lock);
+	hermes_lsp_doc_t *d = find_doc(c, uri);
+	int64_t version = d ? ++d->version : -1;
+	if (d) {
+		d->diag_fresh = false;
+		d->synced_ms = hermes_lsp_now_ms();
+	}
+	pthread_mutex_unlock(&c->lock);
+	int rc = 1;
+	if (d) {
+		hermes_buf_t b = HERMES_BUF_INIT;
+		text_document(&b, uri, version);
+		hermes_buf_puts(&b, "},\"contentChanges\":[{\"text\":");
+		hermes_buf_json_string(&b, d->text, d->len);
+		hermes_buf_puts(&b, "}]}");
+		if (b.failed) {
+			hermes_error_set(err, HERMES_E_INTERNAL, "out of memory for a document");
+			rc = -1;
+		} else {
+			rc = hermes_lsp_notify(c, "textDocument/didChange", b.data, err);
+		}
+		hermes_buf_free(&b);
+	}
+	pthread_mutex_unlock(&c->docs_lock);
+	return rc;
 }

@@ -173,6 +173,16 @@ static void submit(server_t *srv, request_t *req)
 	}
 }
 
+/* An edit with diagnose: true waits for a language server (seconds, like a LONG verb): params are
+ * the arguments, or with verb NULL an envelope holding them. */
+static bool waits_for_server(const hermes_verb_desc_t *verb, const hermes_json_t *params)
+{
+	const hermes_json_t *args = verb ? params : hermes_json_member(params, "arguments");
+	const hermes_json_t *d = args && args->type == HERMES_JSON_OBJECT
+	                         ? hermes_json_member(args, "diagnose") : NULL;
+	return d && d->type == HERMES_JSON_TRUE;
+}
+
 void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *verb,
                            const hermes_json_t *params, const hermes_verb_answer_t *answer,
                            const char *progress_token, size_t progress_token_len)
@@ -205,8 +215,9 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 	hermes_channel_hold(req->ch);
 	req->job.run = run_request;
 	/* a LONG verb (proc.run, fs.search...) must not hold up a worker that quick requests need */
-	req->job.blocking = runs && (runs->traits & HERMES_TRAIT_LONG);
-	bool instant = runs && (runs->traits & HERMES_TRAIT_INSTANT);
+	req->job.blocking = runs && ((runs->traits & HERMES_TRAIT_LONG) ||
+	                             waits_for_server(verb, params));
+	bool instant = runs && (runs->traits & HERMES_TRAIT_INSTANT) && !req->job.blocking;
 	req->msg = hermes_message_ref(c->msg);
 	req->params = params;
 	req->verb = verb ? verb->name : NULL;

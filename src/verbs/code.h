@@ -15,6 +15,8 @@
 
 #define HERMES_CODE_REQUEST_MS 60000  /* longest a code.* call waits for its server's answer */
 #define HERMES_CODE_SETTLE_MS 60000   /* longest a workspace-wide call waits for indexing */
+#define HERMES_CODE_DIAGNOSE_MS 20000 /* longest diagnose waits for a server, before and after */
+#define HERMES_CODE_REANALYSE_MS 1500 /* how long diagnose waits for a text analysed again */
 #define HERMES_CODE_MAX_FILES 64      /* files a call reads for positions and enclosing symbols */
 
 /* A file a call read: its text, for positions and lines. */
@@ -113,9 +115,33 @@ const hermes_code_sym_t *hermes_code_enclosing(const hermes_code_outline_t *o, i
 const char *hermes_code_kind_name(int kind);
 int hermes_code_kind_of(const char *name);
 
+/* Appends the diagnostics the server published for f as the JSON array text (one that is not an
+ * array adds none) to *list of *count (grown with realloc; one element more than used is kept
+ * allocated, so that an empty list is not NULL). False if out of memory (the items added so far
+ * stay, complete or with NULL strings). */
+bool hermes_code_diagnostics_add(const hermes_code_file_t *f, const char *text,
+                                 hermes_code_diagnostic_t **list, size_t *count);
+
 /* After an editing verb wrote path (workspace-relative): if a language server for its language
  * runs for the workspace, it is sent the file's new text (didOpen or didChange), so that the next
  * code.* answer is computed from it. Never starts a server; never fails (the edit is made). */
 void hermes_code_written(const hermes_call_t *call, const char *path);
+
+/* An edit's diagnose (defs/verbs.def: EditDiagnostics). Before the edit of paths[0..n)
+ * (workspace-relative): waits until no other diagnose edit of this process works on any of them,
+ * starts each one's language server if need be and takes its diagnostics (at most
+ * HERMES_CODE_DIAGNOSE_MS in all). NULL only if out of memory. Never fails the call: a file whose
+ * diagnostics cannot be taken gets the reason, reported by hermes_code_diagnose_end. */
+typedef struct hermes_code_diagnose hermes_code_diagnose_t;
+hermes_code_diagnose_t *hermes_code_diagnose_begin(const hermes_call_t *call,
+                                                   const char *const *paths, size_t n);
+/* After the edit: for each of written[0..nw) (the paths of begin the edit wrote, in the order to
+ * report them; none if it failed), waits for the server's diagnostics of the file's new text (at
+ * most HERMES_CODE_DIAGNOSE_MS in all) and sets *out to a malloc'd array of *count entries (the
+ * result's diagnostics field; out may be NULL to report nothing). Frees d (NULL is fine: every
+ * written file is then reported without diagnostics) and lets other diagnose edits of its files
+ * go on. */
+void hermes_code_diagnose_end(hermes_code_diagnose_t *d, const char *const *written, size_t nw,
+                              hermes_edit_diagnostics_t **out, size_t *count);
 
 #endif

@@ -131,6 +131,9 @@ typedef struct edit_out {
 	char **diff;
 	char **version;
 	int64_t *line;
+	bool diagnose;                        /* the call's diagnose argument */
+	hermes_edit_diagnostics_t **diagnostics;
+	size_t *diagnostics_count;
 } edit_out_t;
 
 /* One attempt; false if the file changed between the outline and the write (try again). */
@@ -192,12 +195,17 @@ static void edit_symbol(const hermes_call_t *call, enum edit_kind kind, const ch
 	for (const char *p = path; *p; p++)
 		h = h * 33 + (unsigned char)*p;
 	pthread_mutex_t *m = &turns[h % 64];
+	/* Taken before the turn, which a diagnose edit then does not hold while its server works. */
+	hermes_code_diagnose_t *dg = out.diagnose ? hermes_code_diagnose_begin(call, &path, 1) : NULL;
 	pthread_mutex_lock(m);
 	for (int turn = 1; turn <= HERMES_VERBS_WRITE_TURNS; turn++)
 		if (edit_once(call, kind, path, name_path, body, expected, result, out,
 		              turn == HERMES_VERBS_WRITE_TURNS))
 			break;
 	pthread_mutex_unlock(m);
+	if (out.diagnose)
+		hermes_code_diagnose_end(dg, &path, *out.version ? 1 : 0, out.diagnostics,
+		                         out.diagnostics_count);
 }
 
 void hermes_verb_code_replace_symbol(const hermes_call_t *call, const void *args_, void *result_)
@@ -205,7 +213,8 @@ void hermes_verb_code_replace_symbol(const hermes_call_t *call, const void *args
 	const hermes_code_replace_symbol_args_t *a = args_;
 	hermes_code_replace_symbol_result_t *r = result_;
 	edit_symbol(call, REPLACE, a->path, a->name_path, a->body, a->expected_version, r,
-	            (edit_out_t){&r->diff, &r->version, &r->line});
+	            (edit_out_t){&r->diff, &r->version, &r->line, a->diagnose, &r->diagnostics,
+	                         &r->diagnostics_count});
 }
 
 void hermes_verb_code_insert_before_symbol(const hermes_call_t *call, const void *args_,
@@ -214,7 +223,8 @@ void hermes_verb_code_insert_before_symbol(const hermes_call_t *call, const void
 	const hermes_code_insert_before_symbol_args_t *a = args_;
 	hermes_code_insert_before_symbol_result_t *r = result_;
 	edit_symbol(call, BEFORE, a->path, a->name_path, a->body, a->expected_version, r,
-	            (edit_out_t){&r->diff, &r->version, &r->line});
+	            (edit_out_t){&r->diff, &r->version, &r->line, a->diagnose, &r->diagnostics,
+	                         &r->diagnostics_count});
 }
 
 void hermes_verb_code_insert_after_symbol(const hermes_call_t *call, const void *args_,
@@ -223,5 +233,6 @@ void hermes_verb_code_insert_after_symbol(const hermes_call_t *call, const void 
 	const hermes_code_insert_after_symbol_args_t *a = args_;
 	hermes_code_insert_after_symbol_result_t *r = result_;
 	edit_symbol(call, AFTER, a->path, a->name_path, a->body, a->expected_version, r,
-	            (edit_out_t){&r->diff, &r->version, &r->line});
+	            (edit_out_t){&r->diff, &r->version, &r->line, a->diagnose, &r->diagnostics,
+	                         &r->diagnostics_count});
 }

@@ -245,6 +245,8 @@ void hermes_verb_code_rename(const hermes_call_t *call, const void *args_, void 
 	int64_t ql, qch;
 	rename_ctx_t rc = {0};
 	hermes_commit_file_t *files = NULL;
+	const char **paths = NULL;
+	hermes_code_diagnose_t *dg = NULL;
 	hermes_buf_t extra = HERMES_BUF_INIT;
 	hermes_buf_puts(&extra, ",\"newName\":");
 	hermes_buf_json_string(&extra, args->new_name, strlen(args->new_name));
@@ -269,6 +271,12 @@ void hermes_verb_code_rename(const hermes_call_t *call, const void *args_, void 
 				files[i].path = rc.files[i].path;
 				files[i].flags = HERMES_COMMIT_MUST_EXIST;
 			}
+			bool diagnose = args->diagnose && !args->dry_run;
+			if (diagnose && (paths = calloc(rc.n, sizeof *paths))) {
+				for (size_t i = 0; i < rc.n; i++)
+					paths[i] = rc.files[i].path;
+				dg = hermes_code_diagnose_begin(call, paths, rc.n);
+			}
 			hermes_error_t err = {0};
 			if (hermes_commit_run(call->host, call->cancel, files, rc.n,
 			                      args->dry_run ? HERMES_COMMIT_DRY_RUN : 0, compute, &rc,
@@ -290,10 +298,18 @@ void hermes_verb_code_rename(const hermes_call_t *call, const void *args_, void 
 					tell_server(&ctx, &rc, files);
 				qsort(result->files, rc.n, sizeof *result->files, cmp_file);
 			}
+			size_t nw = 0;
+			for (size_t i = 0; paths && result->common.succeeded && i < rc.n; i++)
+				if (result->files[i].path)
+					paths[nw++] = result->files[i].path;
+			if (diagnose)
+				hermes_code_diagnose_end(dg, paths, nw, &result->diagnostics,
+				                         &result->diagnostics_count);
 			hermes_commit_files_free(files, rc.n);
 		}
 	}
 	free(files);
+	free(paths);
 	for (size_t i = 0; i < rc.n; i++) {
 		free(rc.files[i].path);
 		free(rc.files[i].edits);

@@ -79,23 +79,20 @@ static const char *severity_name(const hermes_json_t *d)
 	return names[s - 1];
 }
 
-/* Appends the diagnostics of f published as the JSON array text. False if out of memory. */
-static bool add_diagnostics(hermes_code_diagnostics_result_t *result, const hermes_code_file_t *f,
-                            const char *text)
+bool hermes_code_diagnostics_add(const hermes_code_file_t *f, const char *text,
+                                 hermes_code_diagnostic_t **list, size_t *count)
 {
 	hermes_json_doc_t *doc = NULL;
 	size_t end;
 	if (hermes_json_parse(text, strlen(text), 64, &doc, &end, NULL) != 0)
 		return true; /* the reader took it as an array: nothing to add if it is not one */
 	const hermes_json_t *arr = hermes_json_root(doc);
-	hermes_code_diagnostic_t *grown =
-		realloc(result->diagnostics, (result->diagnostics_count + arr->count + 1) *
-		                             sizeof *result->diagnostics);
+	hermes_code_diagnostic_t *grown = realloc(*list, (*count + arr->count + 1) * sizeof **list);
 	if (!grown) {
 		hermes_json_doc_free(doc);
 		return false;
 	}
-	result->diagnostics = grown;
+	*list = grown;
 	bool ok = true;
 	for (const hermes_json_t *d = arr->child; d; d = d->next) {
 		int64_t r[4];
@@ -103,7 +100,7 @@ static bool add_diagnostics(hermes_code_diagnostics_result_t *result, const herm
 		if (!hermes_code_range(hermes_json_member(d, "range"), r) || !msg ||
 		    msg->type != HERMES_JSON_STRING)
 			continue;
-		hermes_code_diagnostic_t *o = &result->diagnostics[result->diagnostics_count++];
+		hermes_code_diagnostic_t *o = &grown[(*count)++];
 		memset(o, 0, sizeof *o);
 		o->path = strdup(f->path);
 		o->severity = strdup(severity_name(d));
@@ -189,7 +186,8 @@ void hermes_verb_code_diagnostics(const hermes_call_t *call, const void *args_, 
 			result->settled = false;
 			continue;
 		}
-		ok = add_diagnostics(result, files[i], text);
+		ok = hermes_code_diagnostics_add(files[i], text, &result->diagnostics,
+		                                 &result->diagnostics_count);
 		free(text);
 	}
 	if (result->common.succeeded && !ok)

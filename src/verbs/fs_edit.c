@@ -373,6 +373,9 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 		hermes_ws_fail(result, rc, "edit", args->path);
 		return;
 	}
+	const char *path = args->path;
+	bool diagnose = args->diagnose && !args->dry_run && !loc.is_root && loc.exists;
+	hermes_code_diagnose_t *dg = diagnose ? hermes_code_diagnose_begin(call, &path, 1) : NULL;
 	if (loc.is_root || !loc.exists)
 		hermes_ws_fail(result, loc.is_root ? -EISDIR : -ENOENT, "edit", args->path);
 	else
@@ -382,4 +385,9 @@ void hermes_verb_fs_edit_file(const hermes_call_t *call, const void *args_, void
 	hermes_ws_loc_close(&loc);
 	if (result->version && !args->dry_run)
 		hermes_code_written(call, args->path);
+	/* An edit that changed nothing (its diff is empty) is still diagnosed: the answer is its
+	 * file's diagnostics, none introduced. */
+	if (diagnose)
+		hermes_code_diagnose_end(dg, &path, result->version ? 1 : 0, &result->diagnostics,
+		                         &result->diagnostics_count);
 }

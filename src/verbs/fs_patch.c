@@ -266,15 +266,28 @@ void hermes_verb_fs_apply_patch(const hermes_call_t *call, const void *args_, vo
 	hermes_commit_file_t *files = calloc(cap, sizeof *files);
 	outcome_t *out = calloc(p.file_count, sizeof *out);
 	hermes_error_t err = {0};
+	const char **paths = NULL;
 	if (!files || !out) {
 		hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
 		goto done;
 	}
 	if (plan(args, &p, files, &n, out, result) != 0)
 		goto done;
+	bool diagnose = args->diagnose && !args->dry_run;
+	hermes_code_diagnose_t *dg = NULL;
+	if (diagnose && (paths = calloc(n ? n : 1, sizeof *paths))) {
+		/* The files the patch writes: a deleted one has no diagnostics after, and one only
+		 * named by expectedVersions is not changed. */
+		size_t np = 0;
+		for (size_t i = 0; i < p.file_count; i++)
+			if (p.files[i].action != HERMES_PATCH_DELETE)
+				paths[np++] = p.files[i].move_to ? p.files[i].move_to : p.files[i].path;
+		dg = hermes_code_diagnose_begin(call, paths, np);
+	}
 	ctx_t c = {.call = call, .patch = &p, .out = out};
 	int rc = hermes_commit_run_as("fs.applyPatch", call->host, call->cancel, files, n,
 	                              args->dry_run ? HERMES_COMMIT_DRY_RUN : 0, compute, &c, &err);
+	size_t nw = 0;
 	if (rc != 0)
 		hermes_result_fail(result, err.code ? err.code : HERMES_E_INTERNAL, "%s", err.message);
 	else if (fill(result, &p, files, out) != 0)
@@ -283,6 +296,14 @@ void hermes_verb_fs_apply_patch(const hermes_call_t *call, const void *args_, vo
 		for (size_t i = 0; i < n; i++)
 			if (files[i].op == HERMES_COMMIT_WRITE)
 				hermes_code_written(call, files[i].path);
+	/* The files written (a move's new path; a deleted file has none). */
+	for (size_t i = 0; paths && result->common.succeeded && !args->dry_run && i < n; i++)
+		if (files[i].op == HERMES_COMMIT_WRITE)
+			paths[nw++] = files[i].path;
+	if (diagnose)
+		hermes_code_diagnose_end(dg, paths, nw, &result->diagnostics,
+		                         &result->diagnostics_count);
+	free(paths);
 	hermes_commit_files_free(files, n);
 done:
 	if (out)

@@ -161,6 +161,9 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 		                   hermes_ws_shown(args->path, shown, sizeof shown), args->encoding);
 		return;
 	}
+	const char *path = args->path;
+	hermes_code_diagnose_t *dg = args->diagnose ? hermes_code_diagnose_begin(call, &path, 1)
+	                                            : NULL;
 	if (hermes_verbs_recover(call, result) == 0 &&
 	    locate_target(call, args->path, HERMES_WS_MKDIRS, "write", result, &loc) == 0) {
 		for (int turn = 0; write_once(call, args, data, len, &loc, result,
@@ -171,6 +174,9 @@ void hermes_verb_fs_write_file(const hermes_call_t *call, const void *args_, voi
 		if (result->version)
 			hermes_code_written(call, args->path);
 	}
+	if (args->diagnose)
+		hermes_code_diagnose_end(dg, &path, result->version ? 1 : 0, &result->diagnostics,
+		                         &result->diagnostics_count);
 	free(bytes);
 }
 
@@ -383,6 +389,9 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 	hermes_ws_loc_t loc;
 	if (locate_target(call, args->path, 0, action, result, &loc) < 0)
 		return;
+	const char *path = args->path;
+	hermes_code_diagnose_t *dg = args->diagnose && loc.exists
+	                             ? hermes_code_diagnose_begin(call, &path, 1) : NULL;
 	if (!loc.exists)
 		hermes_ws_fail(result, -ENOENT, action, args->path);
 	else
@@ -392,4 +401,7 @@ void hermes_verb_fs_write_range(const hermes_call_t *call, const void *args_, vo
 	hermes_ws_loc_close(&loc);
 	if (result->version)
 		hermes_code_written(call, args->path);
+	if (args->diagnose)
+		hermes_code_diagnose_end(dg, &path, result->version ? 1 : 0, &result->diagnostics,
+		                         &result->diagnostics_count);
 }

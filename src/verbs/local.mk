@@ -7,7 +7,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/handlers.h src/verbs/state.h src/verbs/code.h \
 	src/verbs/code_common.c src/verbs/code_outline.c \
 	src/verbs/code_nav.c src/verbs/code_symbols.c src/verbs/code_servers.c \
-	src/verbs/code_rename.c src/verbs/code_edit.c src/verbs/code_sync.c \
+	src/verbs/code_diagnose.c src/verbs/code_rename.c src/verbs/code_edit.c src/verbs/code_sync.c \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
 	src/verbs/builtin_executor.c src/verbs/handles.c \
 	src/verbs/fs_read.c \

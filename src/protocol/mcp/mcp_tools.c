@@ -390,6 +390,17 @@ static void tools_call(server_t *srv, call_t *c, bool modern)
 	const hermes_json_t *args = hermes_json_member(p, "arguments");
 	if (args && args->type == HERMES_JSON_NULL)
 		args = NULL;
+	/* An edit with diagnose: true asks (and may start) a language server, as code.diagnostics
+	 * does: the caller needs the rights of that verb too (a token that may write but not run
+	 * programs must not start one this way). */
+	const hermes_json_t *diagnose = args && args->type == HERMES_JSON_OBJECT
+	                                ? hermes_json_member(args, "diagnose") : NULL;
+	const hermes_verb_desc_t *diagnostics = hermes_verb_desc_find("code.diagnostics");
+	if (diagnose && diagnose->type == HERMES_JSON_TRUE && diagnostics &&
+	    !hermes_channel_allows(c->ch, diagnostics, why, sizeof why)) {
+		hermes_reply_invalid_params(c, "arguments", "NotAllowed", "diagnose: true: %s", why);
+		return;
+	}
 	const hermes_json_t *meta = hermes_json_member(p, "_meta");
 	const hermes_json_t *token = hermes_json_member(meta, "progressToken");
 	if (token && token->type != HERMES_JSON_STRING && token->type != HERMES_JSON_NUMBER)
