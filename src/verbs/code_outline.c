@@ -159,9 +159,56 @@ static bool add_flat(hermes_code_outline_t *o, size_t *cap, const hermes_json_t 
 	return true;
 }
 
+/* A copy of o (malloc'd, with its own strings), or NULL if out of memory; *bytes what it costs. */
+static hermes_code_outline_t *outline_copy(const hermes_code_outline_t *o, size_t *bytes)
+{
+	hermes_code_outline_t *c = calloc(1, sizeof *c);
+	size_t n = sizeof *c + o->count * sizeof *o->syms;
+	if (!c || (o->count && !(c->syms = calloc(o->count, sizeof *c->syms)))) {
+		free(c);
+		return NULL;
+	}
+	for (; c->count < o->count; c->count++) {
+		const hermes_code_sym_t *s = &o->syms[c->count];
+		hermes_code_sym_t *d = &c->syms[c->count];
+		*d = *s;
+		d->name = strdup(s->name);
+		d->name_path = strdup(s->name_path);
+		d->uri = strdup(s->uri);
+		if (!d->name || !d->name_path || !d->uri) {
+			c->count++;
+			hermes_code_outline_clear(c);
+			free(c);
+			return NULL;
+		}
+		n += strlen(s->name) + strlen(s->name_path) + strlen(s->uri) + 3;
+	}
+	if (bytes)
+		*bytes = n;
+	return c;
+}
+
+static void outline_free(void *o)
+{
+	hermes_code_outline_clear(o);
+	free(o);
+}
+
+/* Memo copier: the call gets its own copy of the kept outline. */
+static bool outline_take(const void *kept, void *arg)
+{
+	return (*(hermes_code_outline_t **)arg = outline_copy(kept, NULL)) != NULL;
+}
+
 const hermes_code_outline_t *hermes_code_outline(hermes_code_ctx_t *ctx, hermes_code_file_t *f)
 {
 	if (f->outline)
+		return f->outline;
+	/* The outline of this very text may be kept from an earlier call: clangd rebuilds a file's
+	 * syntax tree to answer documentSymbol (tens of ms), which made code.references slow. */
+	int64_t stamp = -1;
+	if (f->text && hermes_lsp_memo_get(ctx->client, f->uri, f->text, f->len, &stamp,
+	                                   outline_take, &f->outline))
 		return f->outline;
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"textDocument\":{\"uri\":");
@@ -196,6 +243,11 @@ const hermes_code_outline_t *hermes_code_outline(hermes_code_ctx_t *ctx, hermes_
 		return NULL;
 	}
 	f->outline = o;
+	/* Kept only if the server still has the text the answer was for (stamp: see memo.c). */
+	size_t bytes;
+	hermes_code_outline_t *kept = stamp >= 0 ? outline_copy(o, &bytes) : NULL;
+	if (kept)
+		hermes_lsp_memo_put(ctx->client, f->uri, stamp, kept, bytes, outline_free);
 	return o;
 }
 
