@@ -68,6 +68,24 @@ hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path);
  * left for another file). NULL if uri is not a file URI. Not synced. */
 hermes_code_file_t *hermes_code_file(hermes_code_ctx_t *ctx, const char *uri);
 
+/* The workspace-relative path of a file URI (malloc'd, caller frees), or NULL if it is not a
+ * file URI or names a file outside the workspace. */
+char *hermes_code_relative_of(const hermes_code_ctx_t *ctx, const char *uri);
+
+/* The Locations of a definition or references answer r (a Location, or an array of Locations or
+ * LocationLinks): the first (NULL if none), and the one after it (NULL after the last). */
+const hermes_json_t *hermes_code_loc_first(const hermes_json_t *r);
+const hermes_json_t *hermes_code_loc_next(const hermes_json_t *r, const hermes_json_t *it);
+/* A Location's uri (pointing into loc) and range, or a LocationLink's target and the range of its
+ * name. False if loc is neither. */
+bool hermes_code_loc_read(const hermes_json_t *loc, const char **uri, int64_t r[4]);
+/* A Location as Hermes gives it: *path (malloc'd, caller frees), 1-based lines and character
+ * columns, and the file it is in (*file, read for its positions) and its LSP range r. False if
+ * loc is no Location or out of memory (outputs then untouched, but for r). */
+bool hermes_code_loc_hermes(hermes_code_ctx_t *ctx, const hermes_json_t *loc,
+                            hermes_code_file_t **file, int64_t r[4], char **path, int64_t *line,
+                            int64_t *column, int64_t *end_line, int64_t *end_column);
+
 /* LSP position (0-based line, UTF-16 character) in f to 1-based line and character column. */
 void hermes_code_to_hermes(const hermes_code_file_t *f, int64_t line, int64_t character,
                            int64_t *out_line, int64_t *out_column);

@@ -153,6 +153,59 @@ static const char *relative(const hermes_code_ctx_t *ctx, const char *abs)
 	return NULL;
 }
 
+char *hermes_code_relative_of(const hermes_code_ctx_t *ctx, const char *uri)
+{
+	char *abs = hermes_lsp_uri_path(uri);
+	const char *rel = abs ? relative(ctx, abs) : NULL;
+	char *out = rel ? strdup(rel) : NULL;
+	free(abs);
+	return out;
+}
+
+const hermes_json_t *hermes_code_loc_first(const hermes_json_t *r)
+{
+	if (r && r->type == HERMES_JSON_OBJECT)
+		return r;
+	return r && r->type == HERMES_JSON_ARRAY ? r->child : NULL;
+}
+
+const hermes_json_t *hermes_code_loc_next(const hermes_json_t *r, const hermes_json_t *it)
+{
+	return r->type == HERMES_JSON_ARRAY && it ? it->next : NULL;
+}
+
+bool hermes_code_loc_read(const hermes_json_t *loc, const char **uri, int64_t r[4])
+{
+	const hermes_json_t *u = hermes_json_member(loc, "uri");
+	const hermes_json_t *range = hermes_json_member(loc, "range");
+	if (!u) {
+		/* A LocationLink: its target, and the range of the target's name. */
+		u = hermes_json_member(loc, "targetUri");
+		range = hermes_json_member(loc, "targetSelectionRange");
+	}
+	if (!u || !hermes_json_is_c_string(u) || !hermes_code_range(range, r))
+		return false;
+	*uri = u->str;
+	return true;
+}
+
+bool hermes_code_loc_hermes(hermes_code_ctx_t *ctx, const hermes_json_t *loc,
+                            hermes_code_file_t **file, int64_t r[4], char **path, int64_t *line,
+                            int64_t *column, int64_t *end_line, int64_t *end_column)
+{
+	const char *uri;
+	hermes_code_file_t *f;
+	char *p;
+	if (!hermes_code_loc_read(loc, &uri, r) || !(f = hermes_code_file(ctx, uri)) ||
+	    !(p = strdup(f->path)))
+		return false;
+	*path = p;
+	hermes_code_to_hermes(f, r[0], r[1], line, column);
+	hermes_code_to_hermes(f, r[2], r[3], end_line, end_column);
+	*file = f;
+	return true;
+}
+
 static hermes_code_file_t *find_file(hermes_code_ctx_t *ctx, const char *uri)
 {
 	for (size_t i = 0; i < ctx->nfiles; i++)
@@ -392,14 +445,13 @@ bool hermes_code_resolve(hermes_code_ctx_t *ctx, const char *name_path, const ch
 	} else {
 		hermes_code_file_t *f = path ? hermes_code_open(ctx, path) : NULL;
 		if (!path) {
-			char *abs = hermes_lsp_uri_path(hit->uri);
-			const char *rel = abs ? relative(ctx, abs) : NULL;
+			char *rel = hermes_code_relative_of(ctx, hit->uri);
 			if (!rel)
 				hermes_result_fail(ctx->result, HERMES_E_NOT_FOUND,
 				                   "symbol '%.200s' is outside the workspace", name_path);
 			else
 				f = hermes_code_open(ctx, rel);
-			free(abs);
+			free(rel);
 		}
 		if (f) {
 			*file = f;

@@ -12,53 +12,12 @@
 
 #define LINE_TEXT_MAX 500
 
-/* Fills a location's fields from an LSP Location (uri + range); false if it is not one. */
-static bool location(hermes_code_ctx_t *ctx, const hermes_json_t *loc, hermes_code_file_t **file,
-                     int64_t r[4], char **path, int64_t *line, int64_t *column, int64_t *end_line,
-                     int64_t *end_column)
-{
-	/* A LocationLink has targetUri and targetSelectionRange (the name). */
-	const hermes_json_t *uri = hermes_json_member(loc, "uri");
-	const hermes_json_t *range = hermes_json_member(loc, "range");
-	if (!uri) {
-		uri = hermes_json_member(loc, "targetUri");
-		range = hermes_json_member(loc, "targetSelectionRange");
-	}
-	if (!uri || !hermes_json_is_c_string(uri) || !hermes_code_range(range, r))
-		return false;
-	hermes_code_file_t *f = hermes_code_file(ctx, uri->str);
-	if (!f)
-		return false;
-	*path = strdup(f->path);
-	hermes_code_to_hermes(f, r[0], r[1], line, column);
-	hermes_code_to_hermes(f, r[2], r[3], end_line, end_column);
-	*file = f;
-	return *path != NULL;
-}
-
-/* The Location array of a definition or references answer (a single Location is one). */
-static size_t locations(const hermes_json_t *r, const hermes_json_t **first)
-{
-	if (r->type == HERMES_JSON_OBJECT) {
-		*first = r;
-		return 1;
-	}
-	*first = r->type == HERMES_JSON_ARRAY ? r->child : NULL;
-	return r->type == HERMES_JSON_ARRAY ? r->count : 0;
-}
-
 /* Does the Location loc hold the position (uri, line, ch)? */
 static bool holds(const hermes_json_t *loc, const char *uri, int64_t line, int64_t ch)
 {
-	const hermes_json_t *u = hermes_json_member(loc, "uri");
-	const hermes_json_t *range = hermes_json_member(loc, "range");
-	if (!u) {
-		u = hermes_json_member(loc, "targetUri");
-		range = hermes_json_member(loc, "targetSelectionRange");
-	}
+	const char *u;
 	int64_t r[4];
-	if (!u || u->type != HERMES_JSON_STRING || strcmp(u->str, uri) != 0 ||
-	    !hermes_code_range(range, r))
+	if (!hermes_code_loc_read(loc, &u, r) || strcmp(u, uri) != 0)
 		return false;
 	return (line > r[0] || (line == r[0] && ch >= r[1])) &&
 	       (line < r[2] || (line == r[2] && ch <= r[3]));
@@ -71,21 +30,18 @@ static bool holds(const hermes_json_t *loc, const char *uri, int64_t line, int64
 static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t line, int64_t ch,
                        hermes_json_doc_t **doc, const hermes_json_t **r)
 {
-	const hermes_json_t *first;
-	if (locations(*r, &first) == 0 || holds(first, f->uri, line, ch))
-		return true;
-	const hermes_json_t *u = hermes_json_member(first, "uri");
+	const hermes_json_t *first = hermes_code_loc_first(*r);
+	const char *u;
 	int64_t rr[4];
-	if (!u || u->type != HERMES_JSON_STRING ||
-	    !hermes_code_range(hermes_json_member(first, "range"), rr))
+	if (!first || holds(first, f->uri, line, ch) || !hermes_code_loc_read(first, &u, rr))
 		return true;
 	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_code_position_params(&b, u->str, rr[0], rr[1]);
+	hermes_code_position_params(&b, u, rr[0], rr[1]);
 	hermes_buf_putc(&b, '}');
 	hermes_json_doc_t *doc2 = NULL;
 	const hermes_json_t *r2;
 	/* The declaration's file must be open for the server to answer from it. */
-	hermes_code_file_t *df = hermes_code_file(ctx, u->str);
+	hermes_code_file_t *df = hermes_code_file(ctx, u);
 	bool ok = !b.failed && df && df->text && hermes_code_open(ctx, df->path) &&
 	          hermes_code_request(ctx, "textDocument/definition", b.data, &doc2, &r2);
 	hermes_buf_free(&b);
@@ -93,9 +49,8 @@ static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t li
 		hermes_json_doc_free(doc2);
 		return ((hermes_result_common_t *)ctx->result)->succeeded;
 	}
-	const hermes_json_t *it;
 	bool back = false;
-	for (size_t n = locations(r2, &it); n && it; it = r2->type == HERMES_JSON_OBJECT ? NULL : it->next)
+	for (const hermes_json_t *it = hermes_code_loc_first(r2); it; it = hermes_code_loc_next(r2, it))
 		back |= holds(it, f->uri, line, ch);
 	if (back) {
 		hermes_json_doc_free(*doc);
@@ -119,18 +74,16 @@ void hermes_verb_code_definition(const hermes_call_t *call, const void *args_, v
 	if (hermes_code_ask(&ctx, "textDocument/definition", args->name_path, args->path, args->language, args->has_line,
 	        args->line, args->has_column, args->column, NULL, &doc, &r, &qf, &ql, &qch) &&
 	    second_hop(&ctx, qf, ql, qch, &doc, &r)) {
-		const hermes_json_t *it;
-		size_t n = locations(r, &it);
+		size_t n = r->type == HERMES_JSON_ARRAY ? r->count : 1;
 		result->definitions = calloc(n ? n : 1, sizeof *result->definitions);
-		for (; result->definitions && it; it = it->next) {
+		for (const hermes_json_t *it = hermes_code_loc_first(r); result->definitions && it;
+		     it = hermes_code_loc_next(r, it)) {
 			hermes_code_location_t *d = &result->definitions[result->definitions_count];
 			hermes_code_file_t *f;
 			int64_t rr[4];
-			if (location(&ctx, it, &f, rr, &d->path, &d->line, &d->column, &d->end_line,
-			             &d->end_column))
+			if (hermes_code_loc_hermes(&ctx, it, &f, rr, &d->path, &d->line, &d->column,
+			                           &d->end_line, &d->end_column))
 				result->definitions_count++;
-			if (r->type == HERMES_JSON_OBJECT)
-				break;
 		}
 		if (!result->definitions)
 			hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
@@ -167,21 +120,19 @@ void hermes_verb_code_references(const hermes_call_t *call, const void *args_, v
 	if (hermes_code_ask(&ctx, "textDocument/references", args->name_path, args->path, args->language, args->has_line,
 	        args->line, args->has_column, args->column,
 	        ",\"context\":{\"includeDeclaration\":true}", &doc, &r, &qf, &ql, &qch)) {
-		const hermes_json_t *it;
-		size_t n = locations(r, &it);
+		size_t n = r->type == HERMES_JSON_ARRAY ? r->count : r->type == HERMES_JSON_OBJECT;
 		size_t max = (size_t)args->max_results;
 		result->truncated = n > max;
 		result->references = calloc(n ? (n < max ? n : max) : 1, sizeof *result->references);
-		for (; result->references && it && result->references_count < max; it = it->next) {
+		for (const hermes_json_t *it = hermes_code_loc_first(r);
+		     result->references && it && result->references_count < max;
+		     it = hermes_code_loc_next(r, it)) {
 			hermes_code_reference_t *ref = &result->references[result->references_count];
 			hermes_code_file_t *f;
 			int64_t rr[4];
-			if (!location(&ctx, it, &f, rr, &ref->path, &ref->line, &ref->column,
-			              &ref->end_line, &ref->end_column)) {
-				free(ref->path);
-				ref->path = NULL;
+			if (!hermes_code_loc_hermes(&ctx, it, &f, rr, &ref->path, &ref->line, &ref->column,
+			                            &ref->end_line, &ref->end_column))
 				continue;
-			}
 			size_t len;
 			const char *text = hermes_code_line(f, rr[0], &len);
 			ref->text = hermes_text_lossy_n(text, len > LINE_TEXT_MAX ? LINE_TEXT_MAX : len);
