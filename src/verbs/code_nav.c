@@ -23,9 +23,34 @@ static bool holds(const hermes_json_t *loc, const char *uri, int64_t line, int64
 	       (line < r[2] || (line == r[2] && ch <= r[3]));
 }
 
+/* Is the position on the name of one of f's symbols (a definition or declaration), as far as its
+ * outline tells? True also when the server gives no outline. False with result failed if the
+ * outline could not be asked. */
+static bool at_a_name(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t line, int64_t ch,
+                      bool *at)
+{
+	const hermes_json_t *p =
+		hermes_json_member(hermes_lsp_capabilities(ctx->client), "documentSymbolProvider");
+	*at = true;
+	if (!p || p->type == HERMES_JSON_FALSE || p->type == HERMES_JSON_NULL)
+		return true;
+	const hermes_code_outline_t *o = hermes_code_outline(ctx, f);
+	if (!o)
+		return false;
+	*at = false;
+	for (size_t i = 0; i < o->count && !*at; i++) {
+		const int64_t *r = o->syms[i].sel;
+		*at = (line > r[0] || (line == r[0] && ch >= r[1])) &&
+		      (line < r[2] || (line == r[2] && ch <= r[3]));
+	}
+	return true;
+}
+
 /* Some servers (clangd) answer "definition" at a definition with its declaration. If the answer
  * does not hold the position asked, asking again from the answer tells: when that leads back to
- * the position, the position was the definition, and that answer is the one kept. True, or false
+ * the position, the position was the definition, and that answer is the one kept. Only a
+ * symbol's own name can be led back to: at a use (the position on no name of the file's outline,
+ * which is kept with its text after the first call) the second request is spared. True, or false
  * once result says why not. */
 static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t line, int64_t ch,
                        hermes_json_doc_t **doc, const hermes_json_t **r)
@@ -33,7 +58,12 @@ static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t li
 	const hermes_json_t *first = hermes_code_loc_first(*r);
 	const char *u;
 	int64_t rr[4];
+	bool at;
 	if (!first || holds(first, f->uri, line, ch) || !hermes_code_loc_read(first, &u, rr))
+		return true;
+	if (!at_a_name(ctx, f, line, ch, &at))
+		return false;
+	if (!at)
 		return true;
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_code_position_params(&b, u, rr[0], rr[1]);
