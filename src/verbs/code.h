@@ -64,6 +64,11 @@ void hermes_code_end(hermes_code_ctx_t *ctx);
 /* Reads the workspace file path and makes the server see its current text. NULL once result
  * says why not. */
 hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path);
+/* Makes the server see f's text (f read, in the workspace, of the call's language); true, or false
+ * once result says why not. */
+bool hermes_code_sync(hermes_code_ctx_t *ctx, hermes_code_file_t *f);
+/* The canonical absolute path of the open file fd (malloc'd, caller frees), or NULL. */
+char *hermes_code_fd_path(int fd);
 /* The file of uri, read if it is in the workspace (its text NULL otherwise, or if there is no room
  * left for another file). NULL if uri is not a file URI. Not synced. */
 hermes_code_file_t *hermes_code_file(hermes_code_ctx_t *ctx, const char *uri);

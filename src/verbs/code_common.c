@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,31 @@ static hermes_code_file_t *find_file(hermes_code_ctx_t *ctx, const char *uri)
 	return NULL;
 }
 
+char *hermes_code_fd_path(int fd)
+{
+	/* The kernel's name of an open file is already canonical: one readlink, where realpath()
+	 * would read every component of the path again. */
+	char link[64], buf[PATH_MAX + 1];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf);
+	if (n <= 0 || n >= (ssize_t)sizeof buf || buf[0] != '/')
+		return NULL;
+	return strndup(buf, (size_t)n);
+}
+
+bool hermes_code_sync(hermes_code_ctx_t *ctx, hermes_code_file_t *f)
+{
+	if (f->synced)
+		return true;
+	hermes_error_t err = {0};
+	if (hermes_lsp_sync(ctx->client, f->uri, ctx->language_id, f->text, f->len, NULL, &err) < 0) {
+		hermes_result_fail(ctx->result, err.code, "%s", err.message);
+		return false;
+	}
+	f->synced = true;
+	return true;
+}
+
 hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path)
 {
 	const hermes_ws_t *ws = ctx->call->host;
@@ -223,9 +249,7 @@ hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path)
 	int fd;
 	int rc = hermes_ws_open_path(ws, path, O_PATH, &fd);
 	if (rc == 0) {
-		char link[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		abs = realpath(link, NULL);
+		abs = hermes_code_fd_path(fd);
 		close(fd);
 	}
 	if (!abs) {
@@ -263,16 +287,7 @@ hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path)
 		                   hermes_ws_shown(path, (char[256]){0}, 256));
 		return NULL;
 	}
-	if (!f->synced) {
-		hermes_error_t err = {0};
-		if (hermes_lsp_sync(ctx->client, f->uri, ctx->language_id, f->text, f->len, NULL,
-		                    &err) < 0) {
-			hermes_result_fail(ctx->result, err.code, "%s", err.message);
-			return NULL;
-		}
-		f->synced = true;
-	}
-	return f;
+	return hermes_code_sync(ctx, f) ? f : NULL;
 }
 
 hermes_code_file_t *hermes_code_file(hermes_code_ctx_t *ctx, const char *uri)

@@ -171,7 +171,7 @@ void hermes_verb_code_references(const hermes_call_t *call, const void *args_, v
 			if (f->text && !f->synced && ctx.language &&
 			    hermes_lsp_language_of(ctx.pool, f->path, NULL) &&
 			    strcmp(hermes_lsp_language_of(ctx.pool, f->path, NULL) , ctx.language) == 0) {
-				if (!hermes_code_open(&ctx, f->path))
+				if (!hermes_code_sync(&ctx, f)) /* read by hermes_code_file just now */
 					break;
 			}
 			if (f->synced) {
