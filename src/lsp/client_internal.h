@@ -1,5 +1,6 @@
 /* lsp/client_internal.h: the client's fields, shared by client.c (process, reader, requests),
- * client_life.c (start, initialize, shutdown) and documents.c (documents, diagnostics). */
+ * client_life.c (start, initialize, shutdown), documents.c (documents, diagnostics) and memo.c
+ * (what callers keep with a document's text). */
 #ifndef HERMES_LSP_CLIENT_INTERNAL_H
 #define HERMES_LSP_CLIENT_INTERNAL_H
 
