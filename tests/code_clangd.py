@@ -102,6 +102,14 @@ def test_definition_and_references_equal_clangds():
         r = call(s, "code.definition", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
         got = sorted(hloc(x) for x in r["definitions"])
         check(got == want["definition"], (got, want["definition"]))
+        # Again: one request to clangd (at a use, the hop back from a declaration is spared: the
+        # file's outline, kept since the references, says the position is on no symbol's name).
+        def asked():
+            return [e["requests"] for e in call(s, "code.servers", {})["servers"]
+                    if e["name"] == "clangd"][0]
+        n = asked()
+        call(s, "code.definition", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
+        check(asked() == n + 1, (n, asked()))
         # By name path, from the workspace index: the definition, not the declaration.
         r = call(s, "code.definition", {"namePath": "hermes_verbs_open_regular", "language": "c"})
         check([hloc(x) for x in r["definitions"]] == want["definition"], r)

@@ -38,10 +38,11 @@ static bool at_a_name(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t lin
 	if (!o)
 		return false;
 	*at = false;
+	/* A name is on one line: a selection range of several (typescript-language-server's for a
+	 * constructor, a flat outline's whole symbol) holds the name on its first line at most. */
 	for (size_t i = 0; i < o->count && !*at; i++) {
 		const int64_t *r = o->syms[i].sel;
-		*at = (line > r[0] || (line == r[0] && ch >= r[1])) &&
-		      (line < r[2] || (line == r[2] && ch <= r[3]));
+		*at = line == r[0] && ch >= r[1] && (line < r[2] || ch <= r[3]);
 	}
 	return true;
 }
