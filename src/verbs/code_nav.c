@@ -81,7 +81,8 @@ static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t li
 		return ((hermes_result_common_t *)ctx->result)->succeeded;
 	}
 	bool back = false;
-	for (const hermes_json_t *it = hermes_code_loc_first(r2); it; it = hermes_code_loc_next(r2, it))
+	for (const hermes_json_t *it = hermes_code_loc_first(r2); it;
+	     it = hermes_code_loc_next(r2, it))
 		back |= holds(it, f->uri, line, ch);
 	if (back) {
 		hermes_json_doc_free(*doc);
