@@ -24,6 +24,8 @@ typedef struct hermes_code_file {
 	char *text;       /* NULL if it could not be read (outside the workspace, gone) */
 	size_t len;
 	bool synced;      /* the server was sent this text (didOpen/didChange) */
+	size_t *lines;    /* where each line of text starts, or NULL (then lines are scanned for) */
+	size_t nlines;
 	struct hermes_code_outline *outline; /* its symbols, once asked for (code_outline.c) */
 } hermes_code_file_t;
 

@@ -73,6 +73,7 @@ void hermes_code_end(hermes_code_ctx_t *ctx)
 		free(f->uri);
 		free(f->path);
 		free(f->text);
+		free(f->lines);
 		if (f->outline) {
 			hermes_code_outline_clear(f->outline);
 			free(f->outline);
@@ -80,6 +81,22 @@ void hermes_code_end(hermes_code_ctx_t *ctx)
 	}
 	ctx->nfiles = 0;
 	ctx->client = NULL;
+}
+
+/* Indexes where f's lines start, so that each use of a symbol finds its line at once rather than
+ * by scanning the text from its start. Out of memory, lines are scanned for. */
+static void index_lines(hermes_code_file_t *f)
+{
+	const char *end = f->text + f->len;
+	size_t n = 1;
+	for (const char *p = f->text; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	if (!(f->lines = malloc(n * sizeof *f->lines)))
+		return;
+	f->lines[0] = 0;
+	f->nlines = 1;
+	for (const char *p = f->text; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		f->lines[f->nlines++] = (size_t)(p + 1 - f->text);
 }
 
 /* Reads a workspace file into f; false once the call's result says why not. */
@@ -117,6 +134,8 @@ static bool read_text(hermes_code_ctx_t *ctx, const char *path, hermes_code_file
 	f->len = b.len;
 	f->text = b.data ? b.data : strdup("");
 	b.data = NULL;
+	if (f->text)
+		index_lines(f);
 	return f->text != NULL;
 }
 
@@ -139,6 +158,8 @@ static bool read_quiet(hermes_code_ctx_t *ctx, const char *path, hermes_code_fil
 	}
 	f->len = b.len;
 	f->text = b.data ? b.data : strdup("");
+	if (f->text)
+		index_lines(f);
 	return f->text != NULL;
 }
 
@@ -326,7 +347,12 @@ const char *hermes_code_line(const hermes_code_file_t *f, int64_t line, size_t *
 	if (!f || !f->text || line < 0)
 		return "";
 	const char *p = f->text, *end = f->text + f->len;
-	for (int64_t i = 0; i < line; i++) {
+	if (f->lines) {
+		if ((uint64_t)line >= f->nlines)
+			return "";
+		p += f->lines[line];
+	}
+	for (int64_t i = 0; !f->lines && i < line; i++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			return "";
