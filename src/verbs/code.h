@@ -43,6 +43,12 @@ typedef struct hermes_code_sym {
 typedef struct hermes_code_outline {
 	hermes_code_sym_t *syms;
 	size_t count;
+	/* For hermes_code_enclosing, in a file's outline: the symbols with a whole range, by where
+	 * they start (order: indexes into syms), and reach[i] the furthest end of order[0..i]
+	 * (positions packed as line << 32 | character). NULL if not made: syms are scanned. */
+	size_t *order;
+	int64_t *reach;
+	size_t norder;
 } hermes_code_outline_t;
 
 /* A call's context. */
