@@ -9,7 +9,7 @@
 
 { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : 3 }
 file == 1 { meta[$1] = $2; next }
-file == 2 { nrows++; for (i = 1; i <= 19; i++) R[nrows, i] = $i; next }
+file == 2 { nrows++; for (i = 1; i <= 19; i++) R[nrows, i] = $i; if ($1 ~ /^code/) code_rows = 1; next }
 file == 3 { nperf++; for (i = 1; i <= 8; i++) P[nperf, i] = $i; next }
 
 # x to 3 significant digits, no exponent
@@ -44,7 +44,8 @@ function ratio(s) {
 	if (s == "") return "—"
 	return s >= 1 ? sig(s) "× faster" : sig(1 / s) "× slower"
 }
-# one goal condition (faster>=30, time<=0.8, rate>=200000, us<=20, ms<=1, flat<=1.10) in words
+# one goal condition (faster>=30, time<=0.8, rate>=200000, us<=20, ms<=1, flat<=1.10, adds<=1:
+# Hermes' time exceeds the reference's by at most 10% or 1 ms, whichever is larger) in words
 function cond_text(c,    k, op, x) {
 	k = c; sub(/[<>]=.*/, "", k); op = substr(c, length(k) + 1, 2); x = substr(c, length(k) + 3)
 	op = op == ">=" ? "≥" : "≤"
@@ -54,11 +55,18 @@ function cond_text(c,    k, op, x) {
 	if (k == "us") return op " " x " µs"
 	if (k == "ms") return op " " x " ms"
 	if (k == "flat") return "max/min " op " " x
+	if (k == "adds") return "adds " op " 10% or " op " " x " ms"
 	return c
 }
 # 1 if condition c holds, 0 if not, -1 if it cannot be told (no reference)
 function cond_ok(c, hv, s,    k, op, x, v) {
 	k = c; sub(/[<>]=.*/, "", k); op = substr(c, length(k) + 1, 2); x = substr(c, length(k) + 3) + 0
+	if (k == "adds") {
+		# Hermes' time less the reference's, within 10% of the reference or x ms, the larger
+		if (s == "") return -1
+		v = hv - s * hv
+		return v <= (x / 1000 > 0.1 * s * hv ? x / 1000 : 0.1 * s * hv)
+	}
 	if (k == "faster" || k == "time") {
 		if (s == "") return -1
 		v = k == "faster" ? s : 1 / s
@@ -162,6 +170,8 @@ function print_table(    r, hv, s, g, met, ref, rp, e, p) {
 	print "  bytes, medians of the bulk runs after a warm-up; a PUT fsyncs the file before it is renamed into place."
 	print "- write to its fs.changes event: bench/watch_latency.py (hermes serve over stdio, a fs.changes waiting"
 	print "  when the file is written); no reference."
+	if (code_rows) print "- code.*: bench/code_latency.py, N warm calls (quick: 50, else 200) of one `hermes serve` against the"
+	if (code_rows) print "  same LSP requests sent straight to the server by its own client, both on a copy of the tests' corpus."
 	if (meta["mode"] == "quick")
 		print "- quick mode: the big-file rows ran on " meta["big_file"] ", with fewer requests: indicative only."
 	if (nperf == 0) return

@@ -102,9 +102,23 @@ def test_definition_and_references_equal_clangds():
         r = call(s, "code.definition", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
         got = sorted(hloc(x) for x in r["definitions"])
         check(got == want["definition"], (got, want["definition"]))
+        # Again: one request to clangd (at a use, the hop back from a declaration is spared: the
+        # file's outline, kept since the references, says the position is on no symbol's name).
+        def asked():
+            return [e["requests"] for e in call(s, "code.servers", {})["servers"]
+                    if e["name"] == "clangd"][0]
+        n = asked()
+        call(s, "code.definition", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
+        check(asked() == n + 1, (n, asked()))
         # By name path, from the workspace index: the definition, not the declaration.
         r = call(s, "code.definition", {"namePath": "hermes_verbs_open_regular", "language": "c"})
         check([hloc(x) for x in r["definitions"]] == want["definition"], r)
+        # At the definition itself (clangd answers with the declaration; the second hop, made at
+        # a symbol's name only, leads back), twice: the second time its file's outline is kept.
+        dpath, dline, dcol = want["definition"][0][:3]
+        for _ in range(2):
+            r = call(s, "code.definition", {"path": dpath, "line": dline, "column": dcol})
+            check([hloc(x) for x in r["definitions"]] == want["definition"], r)
         r = call(s, "code.references", {"namePath": "hermes_verbs_open_regular", "language": "c",
                                         "maxResults": 2})
         check(len(r["references"]) == 2 and r["truncated"] is True, r)

@@ -13,7 +13,9 @@ import time
 
 from server_lib import HERMES, Server, check, expect_result, pid_alive, run_tests, wait_gone
 
-# A language server on stdio: answers initialize, documentSymbol (one function "f" on line 1),
+# A language server on stdio: answers initialize, documentSymbol (one function on line 1, named
+# as the document's first line "func NAME" says, default "f"; each one asked is logged to
+# outlines.txt in its working directory),
 # definition (line 1 of the same file); on hover at line 2 it exits at once (a crash mid-request),
 # on hover at line 3 it never answers and writes the id of the $/cancelRequest it gets to
 # cancelled.txt in its working directory (the workspace root).
@@ -36,6 +38,7 @@ def send(msg):
     sys.stdout.buffer.flush()
 sys.stderr.write("fake server up\n"); sys.stderr.flush()
 rng = lambda l, c, e: {"start": {"line": l, "character": c}, "end": {"line": l, "character": e}}
+texts = {}
 while True:
     m = read()
     meth, mid = m.get("method"), m.get("id")
@@ -55,8 +58,15 @@ while True:
               "error": {"code": -32800, "message": "cancelled"}})
     elif mid == "cfg":
         open("configuration.txt", "w").write(json.dumps(m.get("result")))
+    elif meth in ("textDocument/didOpen", "textDocument/didChange"):
+        p = m["params"]
+        texts[p["textDocument"]["uri"]] = p["textDocument"]["text"] if "text" in p[
+            "textDocument"] else p["contentChanges"][-1]["text"]
     elif meth == "textDocument/documentSymbol":
-        send({"jsonrpc": "2.0", "id": mid, "result": [{"name": "f", "kind": 12,
+        first = texts.get(m["params"]["textDocument"]["uri"], "").split("\n")[0].split()
+        name = first[1].split("(")[0] if len(first) > 1 and first[0] == "func" else "f"
+        open("outlines.txt", "a").write(name + "\n")
+        send({"jsonrpc": "2.0", "id": mid, "result": [{"name": name, "kind": 12,
               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 1}},
               "selectionRange": rng(0, 5, 6), "children": []}]})
     elif meth == "textDocument/definition":
@@ -177,6 +187,31 @@ def test_symbol_edits_replace_insert_before_and_after():
         r = failed(call(s, "code.replaceSymbol", {"path": "main.go", "namePath": "f", "body": "x",
                                                   "expectedVersion": "1-2-3"}), "Conflict")
         check(open(path, encoding="utf-8").read() == "func f() { é😀 }\nfunc g() {}\n", r)
+
+
+def test_outlines_are_kept_until_the_text_changes():
+    with server() as s:
+        log = os.path.join(s.root, "outlines.txt")
+
+        def outline():
+            r = ok(call(s, "code.symbols", {"path": "main.go"}))
+            return [x["namePath"] for x in r["symbols"]]
+
+        def asked():
+            return len(open(log).read().split()) if os.path.exists(log) else 0
+        for _ in range(3):
+            check(outline() == ["f"], "the outline of main.go")
+        check(asked() == 1, "the server was asked the outline of one text %d times" % asked())
+        # Changed behind Hermes' back: the next call reads the new text, syncs it, asks again.
+        with open(os.path.join(s.root, "main.go"), "w") as f:
+            f.write("func h() {\n}\n")
+        check(outline() == ["h"] and asked() == 2, (outline(), asked()))
+        # Written through Hermes.
+        ok(call(s, "fs.writeFile", {"path": "main.go", "content": "func k() {\n}\n"}))
+        check(outline() == ["k"] and outline() == ["k"] and asked() == 3, asked())
+        # Back to an earlier text: asked again (a kept outline is of the text last synced only).
+        s.write_file("main.go", "func h() {\n}\n")
+        check(outline() == ["h"] and asked() == 4, asked())
 
 
 def test_64_concurrent_inserts_after_one_symbol():

@@ -2,9 +2,14 @@
 # .ci/run installs outside the tree in $LSP_PYRIGHT_DIR, default ~/.cache/hermes-lsp-pyright) on
 # the Python source of a library Debian packages (python3-jwt), in a copy. Answers are checked
 # against what pyright answers when this test drives it directly. Skipped (77), saying so, where
-# pyright or python3-jwt is not installed.
+# pyright or python3-jwt is not installed. A rename across files is checked by pyright itself: no
+# new error, from the language server (code.diagnostics) and from its CLI over the whole copy.
+import collections
+import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -17,6 +22,7 @@ PYRIGHT_DIR = os.environ.get("LSP_PYRIGHT_DIR",
 BIN = os.path.join(PYRIGHT_DIR, "node_modules", ".bin")
 PATH = BIN + os.pathsep + os.environ.get("PATH", "")
 PYRIGHT = shutil.which("pyright-langserver", path=PATH)
+PYRIGHT_CLI = shutil.which("pyright", path=PATH)  # the same package's command-line checker
 LIBRARY = "/usr/lib/python3/dist-packages/jwt"
 WS = None
 FILE = "jwt/api_jwt.py"
@@ -92,6 +98,70 @@ def test_diagnostics_of_an_error():
         errs = [d for d in r["diagnostics"] if "undefined_name" in d["message"]]
         check(r["settled"] and errs, r)
         check(errs[0]["column"] == 's = "é😀"; x = undefined_name'.index("undefined_name") + 1, errs)
+
+
+OLD, NEW = "base64url_decode", "b64url_decode_renamed"
+
+
+def errors_of(diagnostics, ws):
+    """The errors of pyright's diagnostics (code.diagnostics' or its CLI's), as a multiset of
+    (file, rule, message): an error is new when none like it was there before. The new name in a
+    message reads as the old one (the same error, its symbol renamed, is not new)."""
+    return collections.Counter(
+        (d["path"] if "path" in d else os.path.relpath(d["file"], ws), d.get("code") or d.get("rule"),
+         d["message"].replace(NEW, OLD))
+        for d in diagnostics if d["severity"] == "error")
+
+
+def cli_errors(ws):
+    p = subprocess.run([PYRIGHT_CLI, "--outputjson", "jwt"], cwd=ws, capture_output=True,
+                       text=True, timeout=600)
+    check(p.returncode in (0, 1), (p.returncode, p.stderr))
+    return errors_of(json.loads(p.stdout)["generalDiagnostics"], ws)
+
+
+def test_rename_across_files_and_pyright_reports_no_new_error():
+    ws = os.path.realpath(tempfile.mkdtemp(prefix="hermes-pyright-rename."))
+    shutil.copytree(os.path.join(WS, "jwt"), os.path.join(ws, "jwt"))
+    uses = sorted("jwt/" + f for f in os.listdir(os.path.join(ws, "jwt")) if f.endswith(".py") and
+                  re.search(r"\b%s\b" % OLD, open(os.path.join(ws, "jwt", f)).read()))
+    check(len(uses) >= 3, uses)
+    try:
+        with Server(cwd=ws, env=dict(os.environ, PATH=PATH)) as s:
+            def errors(files):
+                out = collections.Counter()
+                for f in files:
+                    r = call(s, "code.diagnostics", {"path": f})
+                    check(r["settled"], r)
+                    out += errors_of(r["diagnostics"], ws)
+                return out
+            target = {"path": "jwt/utils.py", "namePath": OLD, "newName": NEW}
+            r = call(s, "code.rename", dict(target, dryRun=True))
+            check(sorted(f["path"] for f in r["files"]) == uses, (r, uses))
+            before = errors(uses)
+            cli_before = cli_errors(ws) if PYRIGHT_CLI else None
+            r = call(s, "code.rename", target)
+            check(sorted(f["path"] for f in r["files"]) == uses and
+                  all(f["version"] and f["edits"] >= 1 for f in r["files"]), r)
+            for f in uses:
+                text = open(os.path.join(ws, f), encoding="utf-8").read()
+                check(not re.search(r"\b%s\b" % OLD, text) and NEW in text, f)
+            # The language server, told of the new texts, finds no error that was not there.
+            new = errors(uses) - before
+            check(not new, "errors the rename brought: %s" % dict(new))
+        if cli_before is not None:
+            # The whole copy, checked afresh by pyright's own CLI; a file importing the old name
+            # proves the CLI sees a name that is gone (and that it is gone).
+            with open(os.path.join(ws, "jwt", "zz_control.py"), "w") as f:
+                f.write("from .utils import %s\n" % OLD)
+            after = cli_errors(ws)
+            control = [e for e in after if e[0] == "jwt/zz_control.py"]
+            check(control and OLD in control[0][2], after)
+            new = collections.Counter({e: n for e, n in after.items()
+                                       if e[0] != "jwt/zz_control.py"}) - cli_before
+            check(not new, "errors pyright's CLI finds since the rename: %s" % dict(new))
+    finally:
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 if __name__ == "__main__":

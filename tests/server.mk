@@ -66,7 +66,8 @@ EXTRA_DIST += tests/server_callgraph.sh tests/server_smoke.sh tests/server_py.sh
 # The benchmarks are run by hand (bench/compare, with bench/http_client.c for its HTTP rows;
 # bench/server.sh for one server figure; bench/lockless_writers.py for the edits lost to a
 # writer that takes no lock, in doc/DESIGN.md; bench/patch/run.py for fs.applyPatch on a corpus
-# of models' mistakes; bench/files_transfer.sh for GET/PUT /files against nginx and cat); they ship
+# of models' mistakes; bench/files_transfer.sh for GET/PUT /files against nginx and cat;
+# bench/code_latency.py for the code.* rows, what Hermes adds to each language server); they ship
 # with their client. Their figures are in the README.
 EXTRA_DIST += bench/compare bench/report.awk bench/client.c bench/server.sh bench/http_client.c \
 	bench/lockless_writers.py bench/patch/corpus.py bench/patch/run.py \

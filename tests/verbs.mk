@@ -3,6 +3,13 @@
 verbs_check_sources = tests/verbs_testlib.c tests/verbs_testlib.h
 
 if HAVE_CHECK
+# the memos (outlines) a language-server client keeps with its documents' texts (src/lsp/memo.c)
+check_PROGRAMS += tests/check_lsp_memo
+tests_check_lsp_memo_SOURCES = tests/check_lsp_memo.c
+tests_check_lsp_memo_CFLAGS = $(tests_check_cflags)
+tests_check_lsp_memo_LDADD = libhermes_lsp.la libhermes_proc.la libhermes_fs.la libhermes_core.la $(CHECK_LIBS) -lpthread
+TESTS += tests/check_lsp_memo
+
 check_PROGRAMS += tests/check_verbs_read
 tests_check_verbs_read_SOURCES = tests/check_verbs_read.c $(verbs_check_sources)
 tests_check_verbs_read_CFLAGS = $(tests_check_cflags)

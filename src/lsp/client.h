@@ -57,6 +57,25 @@ int hermes_lsp_notify(hermes_lsp_client_t *c, const char *method, const char *pa
 int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *language_id,
                     const char *text, size_t len, bool *changed, hermes_error_t *err);
 
+/* Memos: a value a caller computed from the server's answers about an open document's current
+ * text, kept with that text so that the next call need not ask again (code.* keeps outlines:
+ * clangd rebuilds a file's syntax tree to answer documentSymbol, up to tens of ms a file). A memo
+ * lives as long as the text it was made for: syncing another text or closing the document drops
+ * it, and past HERMES_LSP_MEMO_BYTES of memos in one client the least recently used are dropped.
+ *
+ * hermes_lsp_memo_get: if the document uri is open with text[0..len) as its text, *stamp names
+ * that text (for hermes_lsp_memo_put), and if it has a memo, copy(memo, arg) is called with it
+ * (under the client's lock: copy it, do not keep it) and its result returned. Otherwise *stamp
+ * is -1 and false is returned. */
+#define HERMES_LSP_MEMO_BYTES (16u << 20)
+bool hermes_lsp_memo_get(hermes_lsp_client_t *c, const char *uri, const char *text, size_t len,
+                         int64_t *stamp, bool (*copy)(const void *memo, void *arg), void *arg);
+/* Keeps memo (taken: freed by free_fn when it is dropped; at once if the document's text is no
+ * longer the one stamp names, or if it is larger than HERMES_LSP_MEMO_BYTES) as the memo of uri's
+ * text, replacing any; bytes is what it costs. */
+void hermes_lsp_memo_put(hermes_lsp_client_t *c, const char *uri, int64_t stamp, void *memo,
+                         size_t bytes, void (*free_fn)(void *));
+
 /* The URIs of the documents open at the server, in no particular order: *out is a malloc'd
  * array of *count malloc'd strings (free each and the array). 0, or -1 if out of memory (*out and
  * *count untouched). */

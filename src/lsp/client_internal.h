@@ -1,5 +1,6 @@
 /* lsp/client_internal.h: the client's fields, shared by client.c (process, reader, requests),
- * client_life.c (start, initialize, shutdown) and documents.c (documents, diagnostics). */
+ * client_life.c (start, initialize, shutdown), documents.c (documents, diagnostics) and memo.c
+ * (what callers keep with a document's text). */
 #ifndef HERMES_LSP_CLIENT_INTERNAL_H
 #define HERMES_LSP_CLIENT_INTERNAL_H
 
@@ -26,6 +27,11 @@ typedef struct hermes_lsp_doc {
 	char *diagnostics;            /* JSON text of the last published array, or NULL */
 	int64_t diag_version;         /* the document version it was published for (-1: unknown) */
 	bool diag_fresh;              /* published since the last sync */
+	int64_t stamp;                /* names this text among every text the client synced */
+	void *memo;                   /* a caller's value for this text (memo.c), or NULL */
+	void (*memo_free)(void *);
+	size_t memo_bytes;
+	uint64_t memo_used;           /* when it was last used, on the client's memo clock */
 } hermes_lsp_doc_t;
 
 struct hermes_lsp_client {
@@ -58,6 +64,9 @@ struct hermes_lsp_client {
 	hermes_lsp_doc_t docs[HERMES_LSP_MAX_OPEN_DOCS];
 	size_t ndocs;
 	pthread_mutex_t docs_lock;    /* serializes syncs, so versions go up in the order sent */
+	int64_t stamps;               /* the last stamp given to a synced text */
+	size_t memo_bytes;            /* what the documents' memos cost together */
+	uint64_t memo_clock;          /* counts memo uses, for least recently used */
 };
 
 /* Sends one framed message body (write_lock taken here). 0, or -1 and err (Unavailable). */
@@ -78,5 +87,7 @@ void hermes_lsp_docs_published(hermes_lsp_client_t *c, const char *body,
                                const hermes_json_t *params);
 /* Frees the documents (documents.c). */
 void hermes_lsp_docs_free(hermes_lsp_client_t *c);
+/* Frees d's memo, if any (memo.c). c->lock held. */
+void hermes_lsp_memo_drop(hermes_lsp_client_t *c, hermes_lsp_doc_t *d);
 
 #endif

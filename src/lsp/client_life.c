@@ -257,5 +257,8 @@ bool hermes_lsp_client_alive(hermes_lsp_client_t *c)
 
 const hermes_json_t *hermes_lsp_capabilities(hermes_lsp_client_t *c)
 {
-	return c->init_doc ? hermes_json_member(hermes_json_root(c->init_doc), "capabilities") : NULL;
+	/* init_doc is the whole response: {"jsonrpc", "id", "result": {"capabilities", ...}} */
+	return c->init_doc ? hermes_json_member(hermes_json_member(hermes_json_root(c->init_doc),
+	                                                           "result"), "capabilities")
+	                   : NULL;
 }

@@ -18,8 +18,9 @@ static hermes_lsp_doc_t *find_doc(hermes_lsp_client_t *c, const char *uri)
 	return NULL;
 }
 
-static void doc_clear(hermes_lsp_doc_t *d)
+static void doc_clear(hermes_lsp_client_t *c, hermes_lsp_doc_t *d)
 {
+	hermes_lsp_memo_drop(c, d);
 	free(d->uri);
 	free(d->text);
 	free(d->diagnostics);
@@ -29,7 +30,7 @@ static void doc_clear(hermes_lsp_doc_t *d)
 void hermes_lsp_docs_free(hermes_lsp_client_t *c)
 {
 	for (size_t i = 0; i < c->ndocs; i++)
-		doc_clear(&c->docs[i]);
+		doc_clear(c, &c->docs[i]);
 	c->ndocs = 0;
 }
 
@@ -86,6 +87,8 @@ int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *languag
 	d->text = copy;
 	d->len = len;
 	d->version++;
+	d->stamp = ++c->stamps;
+	hermes_lsp_memo_drop(c, d); /* it was of the old text */
 	d->synced_ms = hermes_lsp_now_ms();
 	d->diag_fresh = false;
 	d->text_since = d->version;
@@ -101,7 +104,9 @@ int hermes_lsp_sync(hermes_lsp_client_t *c, const char *uri, const char *languag
 		if (rc == 0)
 			rc = hermes_lsp_notify(c, "textDocument/didClose", b.data, err);
 		hermes_buf_free(&b);
-		doc_clear(&closed);
+		pthread_mutex_lock(&c->lock);
+		doc_clear(c, &closed);
+		pthread_mutex_unlock(&c->lock);
 	}
 	text_document(&b, uri, version);
 	if (open) {

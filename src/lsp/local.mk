@@ -10,4 +10,5 @@ libhermes_lsp_la_SOURCES = \
 	src/lsp/client.c src/lsp/client.h src/lsp/client_internal.h \
 	src/lsp/client_life.c \
 	src/lsp/documents.c \
+	src/lsp/memo.c \
 	src/lsp/pool.c src/lsp/pool.h

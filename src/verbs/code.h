@@ -26,6 +26,8 @@ typedef struct hermes_code_file {
 	char *text;       /* NULL if it could not be read (outside the workspace, gone) */
 	size_t len;
 	bool synced;      /* the server was sent this text (didOpen/didChange) */
+	size_t *lines;    /* where each line of text starts, or NULL (then lines are scanned for) */
+	size_t nlines;
 	struct hermes_code_outline *outline; /* its symbols, once asked for (code_outline.c) */
 } hermes_code_file_t;
 
@@ -43,6 +45,12 @@ typedef struct hermes_code_sym {
 typedef struct hermes_code_outline {
 	hermes_code_sym_t *syms;
 	size_t count;
+	/* For hermes_code_enclosing, in a file's outline: the symbols with a whole range, by where
+	 * they start (order: indexes into syms), and reach[i] the furthest end of order[0..i]
+	 * (positions packed as line << 32 | character). NULL if not made: syms are scanned. */
+	size_t *order;
+	int64_t *reach;
+	size_t norder;
 } hermes_code_outline_t;
 
 /* A call's context. */
@@ -66,9 +74,32 @@ void hermes_code_end(hermes_code_ctx_t *ctx);
 /* Reads the workspace file path and makes the server see its current text. NULL once result
  * says why not. */
 hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path);
+/* Makes the server see f's text (f read, in the workspace, of the call's language); true, or false
+ * once result says why not. */
+bool hermes_code_sync(hermes_code_ctx_t *ctx, hermes_code_file_t *f);
+/* The canonical absolute path of the open file fd (malloc'd, caller frees), or NULL. */
+char *hermes_code_fd_path(int fd);
 /* The file of uri, read if it is in the workspace (its text NULL otherwise, or if there is no room
  * left for another file). NULL if uri is not a file URI. Not synced. */
 hermes_code_file_t *hermes_code_file(hermes_code_ctx_t *ctx, const char *uri);
+
+/* The workspace-relative path of a file URI (malloc'd, caller frees), or NULL if it is not a
+ * file URI or names a file outside the workspace. */
+char *hermes_code_relative_of(const hermes_code_ctx_t *ctx, const char *uri);
+
+/* The Locations of a definition or references answer r (a Location, or an array of Locations or
+ * LocationLinks): the first (NULL if none), and the one after it (NULL after the last). */
+const hermes_json_t *hermes_code_loc_first(const hermes_json_t *r);
+const hermes_json_t *hermes_code_loc_next(const hermes_json_t *r, const hermes_json_t *it);
+/* A Location's uri (pointing into loc) and range, or a LocationLink's target and the range of its
+ * name. False if loc is neither. */
+bool hermes_code_loc_read(const hermes_json_t *loc, const char **uri, int64_t r[4]);
+/* A Location as Hermes gives it: *path (malloc'd, caller frees), 1-based lines and character
+ * columns, and the file it is in (*file, read for its positions) and its LSP range r. False if
+ * loc is no Location or out of memory (outputs then untouched, but for r). */
+bool hermes_code_loc_hermes(hermes_code_ctx_t *ctx, const hermes_json_t *loc,
+                            hermes_code_file_t **file, int64_t r[4], char **path, int64_t *line,
+                            int64_t *column, int64_t *end_line, int64_t *end_column);
 
 /* LSP position (0-based line, UTF-16 character) in f to 1-based line and character column. */
 void hermes_code_to_hermes(const hermes_code_file_t *f, int64_t line, int64_t character,

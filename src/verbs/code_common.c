@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,7 @@ void hermes_code_end(hermes_code_ctx_t *ctx)
 		free(f->uri);
 		free(f->path);
 		free(f->text);
+		free(f->lines);
 		if (f->outline) {
 			hermes_code_outline_clear(f->outline);
 			free(f->outline);
@@ -79,6 +81,22 @@ void hermes_code_end(hermes_code_ctx_t *ctx)
 	}
 	ctx->nfiles = 0;
 	ctx->client = NULL;
+}
+
+/* Indexes where f's lines start, so that each use of a symbol finds its line at once rather than
+ * by scanning the text from its start. Out of memory, lines are scanned for. */
+static void index_lines(hermes_code_file_t *f)
+{
+	const char *end = f->text + f->len;
+	size_t n = 1;
+	for (const char *p = f->text; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	if (!(f->lines = malloc(n * sizeof *f->lines)))
+		return;
+	f->lines[0] = 0;
+	f->nlines = 1;
+	for (const char *p = f->text; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		f->lines[f->nlines++] = (size_t)(p + 1 - f->text);
 }
 
 /* Reads a workspace file into f; false once the call's result says why not. */
@@ -116,6 +134,8 @@ static bool read_text(hermes_code_ctx_t *ctx, const char *path, hermes_code_file
 	f->len = b.len;
 	f->text = b.data ? b.data : strdup("");
 	b.data = NULL;
+	if (f->text)
+		index_lines(f);
 	return f->text != NULL;
 }
 
@@ -138,6 +158,8 @@ static bool read_quiet(hermes_code_ctx_t *ctx, const char *path, hermes_code_fil
 	}
 	f->len = b.len;
 	f->text = b.data ? b.data : strdup("");
+	if (f->text)
+		index_lines(f);
 	return f->text != NULL;
 }
 
@@ -153,12 +175,90 @@ static const char *relative(const hermes_code_ctx_t *ctx, const char *abs)
 	return NULL;
 }
 
+char *hermes_code_relative_of(const hermes_code_ctx_t *ctx, const char *uri)
+{
+	char *abs = hermes_lsp_uri_path(uri);
+	const char *rel = abs ? relative(ctx, abs) : NULL;
+	char *out = rel ? strdup(rel) : NULL;
+	free(abs);
+	return out;
+}
+
+const hermes_json_t *hermes_code_loc_first(const hermes_json_t *r)
+{
+	if (r && r->type == HERMES_JSON_OBJECT)
+		return r;
+	return r && r->type == HERMES_JSON_ARRAY ? r->child : NULL;
+}
+
+const hermes_json_t *hermes_code_loc_next(const hermes_json_t *r, const hermes_json_t *it)
+{
+	return r->type == HERMES_JSON_ARRAY && it ? it->next : NULL;
+}
+
+bool hermes_code_loc_read(const hermes_json_t *loc, const char **uri, int64_t r[4])
+{
+	const hermes_json_t *u = hermes_json_member(loc, "uri");
+	const hermes_json_t *range = hermes_json_member(loc, "range");
+	if (!u) {
+		/* A LocationLink: its target, and the range of the target's name. */
+		u = hermes_json_member(loc, "targetUri");
+		range = hermes_json_member(loc, "targetSelectionRange");
+	}
+	if (!u || !hermes_json_is_c_string(u) || !hermes_code_range(range, r))
+		return false;
+	*uri = u->str;
+	return true;
+}
+
+bool hermes_code_loc_hermes(hermes_code_ctx_t *ctx, const hermes_json_t *loc,
+                            hermes_code_file_t **file, int64_t r[4], char **path, int64_t *line,
+                            int64_t *column, int64_t *end_line, int64_t *end_column)
+{
+	const char *uri;
+	hermes_code_file_t *f;
+	char *p;
+	if (!hermes_code_loc_read(loc, &uri, r) || !(f = hermes_code_file(ctx, uri)) ||
+	    !(p = strdup(f->path)))
+		return false;
+	*path = p;
+	hermes_code_to_hermes(f, r[0], r[1], line, column);
+	hermes_code_to_hermes(f, r[2], r[3], end_line, end_column);
+	*file = f;
+	return true;
+}
+
 static hermes_code_file_t *find_file(hermes_code_ctx_t *ctx, const char *uri)
 {
 	for (size_t i = 0; i < ctx->nfiles; i++)
 		if (strcmp(ctx->files[i].uri, uri) == 0)
 			return &ctx->files[i];
 	return NULL;
+}
+
+char *hermes_code_fd_path(int fd)
+{
+	/* The kernel's name of an open file is already canonical: one readlink, where realpath()
+	 * would read every component of the path again. */
+	char link[64], buf[PATH_MAX + 1];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf);
+	if (n <= 0 || n >= (ssize_t)sizeof buf || buf[0] != '/')
+		return NULL;
+	return strndup(buf, (size_t)n);
+}
+
+bool hermes_code_sync(hermes_code_ctx_t *ctx, hermes_code_file_t *f)
+{
+	if (f->synced)
+		return true;
+	hermes_error_t err = {0};
+	if (hermes_lsp_sync(ctx->client, f->uri, ctx->language_id, f->text, f->len, NULL, &err) < 0) {
+		hermes_result_fail(ctx->result, err.code, "%s", err.message);
+		return false;
+	}
+	f->synced = true;
+	return true;
 }
 
 hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path)
@@ -170,9 +270,7 @@ hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path)
 	int fd;
 	int rc = hermes_ws_open_path(ws, path, O_PATH, &fd);
 	if (rc == 0) {
-		char link[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-		abs = realpath(link, NULL);
+		abs = hermes_code_fd_path(fd);
 		close(fd);
 	}
 	if (!abs) {
@@ -210,16 +308,7 @@ hermes_code_file_t *hermes_code_open(hermes_code_ctx_t *ctx, const char *path)
 		                   hermes_ws_shown(path, (char[256]){0}, 256));
 		return NULL;
 	}
-	if (!f->synced) {
-		hermes_error_t err = {0};
-		if (hermes_lsp_sync(ctx->client, f->uri, ctx->language_id, f->text, f->len, NULL,
-		                    &err) < 0) {
-			hermes_result_fail(ctx->result, err.code, "%s", err.message);
-			return NULL;
-		}
-		f->synced = true;
-	}
-	return f;
+	return hermes_code_sync(ctx, f) ? f : NULL;
 }
 
 hermes_code_file_t *hermes_code_file(hermes_code_ctx_t *ctx, const char *uri)
@@ -258,7 +347,12 @@ const char *hermes_code_line(const hermes_code_file_t *f, int64_t line, size_t *
 	if (!f || !f->text || line < 0)
 		return "";
 	const char *p = f->text, *end = f->text + f->len;
-	for (int64_t i = 0; i < line; i++) {
+	if (f->lines) {
+		if ((uint64_t)line >= f->nlines)
+			return "";
+		p += f->lines[line];
+	}
+	for (int64_t i = 0; !f->lines && i < line; i++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			return "";
@@ -392,14 +486,13 @@ bool hermes_code_resolve(hermes_code_ctx_t *ctx, const char *name_path, const ch
 	} else {
 		hermes_code_file_t *f = path ? hermes_code_open(ctx, path) : NULL;
 		if (!path) {
-			char *abs = hermes_lsp_uri_path(hit->uri);
-			const char *rel = abs ? relative(ctx, abs) : NULL;
+			char *rel = hermes_code_relative_of(ctx, hit->uri);
 			if (!rel)
 				hermes_result_fail(ctx->result, HERMES_E_NOT_FOUND,
 				                   "symbol '%.200s' is outside the workspace", name_path);
 			else
 				f = hermes_code_open(ctx, rel);
-			free(abs);
+			free(rel);
 		}
 		if (f) {
 			*file = f;

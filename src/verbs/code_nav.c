@@ -12,80 +12,67 @@
 
 #define LINE_TEXT_MAX 500
 
-/* Fills a location's fields from an LSP Location (uri + range); false if it is not one. */
-static bool location(hermes_code_ctx_t *ctx, const hermes_json_t *loc, hermes_code_file_t **file,
-                     int64_t r[4], char **path, int64_t *line, int64_t *column, int64_t *end_line,
-                     int64_t *end_column)
-{
-	/* A LocationLink has targetUri and targetSelectionRange (the name). */
-	const hermes_json_t *uri = hermes_json_member(loc, "uri");
-	const hermes_json_t *range = hermes_json_member(loc, "range");
-	if (!uri) {
-		uri = hermes_json_member(loc, "targetUri");
-		range = hermes_json_member(loc, "targetSelectionRange");
-	}
-	if (!uri || !hermes_json_is_c_string(uri) || !hermes_code_range(range, r))
-		return false;
-	hermes_code_file_t *f = hermes_code_file(ctx, uri->str);
-	if (!f)
-		return false;
-	*path = strdup(f->path);
-	hermes_code_to_hermes(f, r[0], r[1], line, column);
-	hermes_code_to_hermes(f, r[2], r[3], end_line, end_column);
-	*file = f;
-	return *path != NULL;
-}
-
-/* The Location array of a definition or references answer (a single Location is one). */
-static size_t locations(const hermes_json_t *r, const hermes_json_t **first)
-{
-	if (r->type == HERMES_JSON_OBJECT) {
-		*first = r;
-		return 1;
-	}
-	*first = r->type == HERMES_JSON_ARRAY ? r->child : NULL;
-	return r->type == HERMES_JSON_ARRAY ? r->count : 0;
-}
-
 /* Does the Location loc hold the position (uri, line, ch)? */
 static bool holds(const hermes_json_t *loc, const char *uri, int64_t line, int64_t ch)
 {
-	const hermes_json_t *u = hermes_json_member(loc, "uri");
-	const hermes_json_t *range = hermes_json_member(loc, "range");
-	if (!u) {
-		u = hermes_json_member(loc, "targetUri");
-		range = hermes_json_member(loc, "targetSelectionRange");
-	}
+	const char *u;
 	int64_t r[4];
-	if (!u || u->type != HERMES_JSON_STRING || strcmp(u->str, uri) != 0 ||
-	    !hermes_code_range(range, r))
+	if (!hermes_code_loc_read(loc, &u, r) || strcmp(u, uri) != 0)
 		return false;
 	return (line > r[0] || (line == r[0] && ch >= r[1])) &&
 	       (line < r[2] || (line == r[2] && ch <= r[3]));
 }
 
+/* Is the position on the name of one of f's symbols (a definition or declaration), as far as its
+ * outline tells? True also when the server gives no outline. False with result failed if the
+ * outline could not be asked. */
+static bool at_a_name(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t line, int64_t ch,
+                      bool *at)
+{
+	const hermes_json_t *p =
+		hermes_json_member(hermes_lsp_capabilities(ctx->client), "documentSymbolProvider");
+	*at = true;
+	if (!p || p->type == HERMES_JSON_FALSE || p->type == HERMES_JSON_NULL)
+		return true;
+	const hermes_code_outline_t *o = hermes_code_outline(ctx, f);
+	if (!o)
+		return false;
+	*at = false;
+	/* A name is on one line: a selection range of several (typescript-language-server's for a
+	 * constructor, a flat outline's whole symbol) holds the name on its first line at most. */
+	for (size_t i = 0; i < o->count && !*at; i++) {
+		const int64_t *r = o->syms[i].sel;
+		*at = line == r[0] && ch >= r[1] && (line < r[2] || ch <= r[3]);
+	}
+	return true;
+}
+
 /* Some servers (clangd) answer "definition" at a definition with its declaration. If the answer
  * does not hold the position asked, asking again from the answer tells: when that leads back to
- * the position, the position was the definition, and that answer is the one kept. True, or false
+ * the position, the position was the definition, and that answer is the one kept. Only a
+ * symbol's own name can be led back to: at a use (the position on no name of the file's outline,
+ * which is kept with its text after the first call) the second request is spared. True, or false
  * once result says why not. */
 static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t line, int64_t ch,
                        hermes_json_doc_t **doc, const hermes_json_t **r)
 {
-	const hermes_json_t *first;
-	if (locations(*r, &first) == 0 || holds(first, f->uri, line, ch))
-		return true;
-	const hermes_json_t *u = hermes_json_member(first, "uri");
+	const hermes_json_t *first = hermes_code_loc_first(*r);
+	const char *u;
 	int64_t rr[4];
-	if (!u || u->type != HERMES_JSON_STRING ||
-	    !hermes_code_range(hermes_json_member(first, "range"), rr))
+	bool at;
+	if (!first || holds(first, f->uri, line, ch) || !hermes_code_loc_read(first, &u, rr))
+		return true;
+	if (!at_a_name(ctx, f, line, ch, &at))
+		return false;
+	if (!at)
 		return true;
 	hermes_buf_t b = HERMES_BUF_INIT;
-	hermes_code_position_params(&b, u->str, rr[0], rr[1]);
+	hermes_code_position_params(&b, u, rr[0], rr[1]);
 	hermes_buf_putc(&b, '}');
 	hermes_json_doc_t *doc2 = NULL;
 	const hermes_json_t *r2;
 	/* The declaration's file must be open for the server to answer from it. */
-	hermes_code_file_t *df = hermes_code_file(ctx, u->str);
+	hermes_code_file_t *df = hermes_code_file(ctx, u);
 	bool ok = !b.failed && df && df->text && hermes_code_open(ctx, df->path) &&
 	          hermes_code_request(ctx, "textDocument/definition", b.data, &doc2, &r2);
 	hermes_buf_free(&b);
@@ -93,9 +80,9 @@ static bool second_hop(hermes_code_ctx_t *ctx, hermes_code_file_t *f, int64_t li
 		hermes_json_doc_free(doc2);
 		return ((hermes_result_common_t *)ctx->result)->succeeded;
 	}
-	const hermes_json_t *it;
 	bool back = false;
-	for (size_t n = locations(r2, &it); n && it; it = r2->type == HERMES_JSON_OBJECT ? NULL : it->next)
+	for (const hermes_json_t *it = hermes_code_loc_first(r2); it;
+	     it = hermes_code_loc_next(r2, it))
 		back |= holds(it, f->uri, line, ch);
 	if (back) {
 		hermes_json_doc_free(*doc);
@@ -119,18 +106,16 @@ void hermes_verb_code_definition(const hermes_call_t *call, const void *args_, v
 	if (hermes_code_ask(&ctx, "textDocument/definition", args->name_path, args->path, args->language, args->has_line,
 	        args->line, args->has_column, args->column, NULL, &doc, &r, &qf, &ql, &qch) &&
 	    second_hop(&ctx, qf, ql, qch, &doc, &r)) {
-		const hermes_json_t *it;
-		size_t n = locations(r, &it);
+		size_t n = r->type == HERMES_JSON_ARRAY ? r->count : 1;
 		result->definitions = calloc(n ? n : 1, sizeof *result->definitions);
-		for (; result->definitions && it; it = it->next) {
+		for (const hermes_json_t *it = hermes_code_loc_first(r); result->definitions && it;
+		     it = hermes_code_loc_next(r, it)) {
 			hermes_code_location_t *d = &result->definitions[result->definitions_count];
 			hermes_code_file_t *f;
 			int64_t rr[4];
-			if (location(&ctx, it, &f, rr, &d->path, &d->line, &d->column, &d->end_line,
-			             &d->end_column))
+			if (hermes_code_loc_hermes(&ctx, it, &f, rr, &d->path, &d->line, &d->column,
+			                           &d->end_line, &d->end_column))
 				result->definitions_count++;
-			if (r->type == HERMES_JSON_OBJECT)
-				break;
 		}
 		if (!result->definitions)
 			hermes_result_fail(result, HERMES_E_INTERNAL, "out of memory");
@@ -167,21 +152,19 @@ void hermes_verb_code_references(const hermes_call_t *call, const void *args_, v
 	if (hermes_code_ask(&ctx, "textDocument/references", args->name_path, args->path, args->language, args->has_line,
 	        args->line, args->has_column, args->column,
 	        ",\"context\":{\"includeDeclaration\":true}", &doc, &r, &qf, &ql, &qch)) {
-		const hermes_json_t *it;
-		size_t n = locations(r, &it);
+		size_t n = r->type == HERMES_JSON_ARRAY ? r->count : r->type == HERMES_JSON_OBJECT;
 		size_t max = (size_t)args->max_results;
 		result->truncated = n > max;
 		result->references = calloc(n ? (n < max ? n : max) : 1, sizeof *result->references);
-		for (; result->references && it && result->references_count < max; it = it->next) {
+		for (const hermes_json_t *it = hermes_code_loc_first(r);
+		     result->references && it && result->references_count < max;
+		     it = hermes_code_loc_next(r, it)) {
 			hermes_code_reference_t *ref = &result->references[result->references_count];
 			hermes_code_file_t *f;
 			int64_t rr[4];
-			if (!location(&ctx, it, &f, rr, &ref->path, &ref->line, &ref->column,
-			              &ref->end_line, &ref->end_column)) {
-				free(ref->path);
-				ref->path = NULL;
+			if (!hermes_code_loc_hermes(&ctx, it, &f, rr, &ref->path, &ref->line, &ref->column,
+			                            &ref->end_line, &ref->end_column))
 				continue;
-			}
 			size_t len;
 			const char *text = hermes_code_line(f, rr[0], &len);
 			ref->text = hermes_text_lossy_n(text, len > LINE_TEXT_MAX ? LINE_TEXT_MAX : len);
@@ -190,7 +173,7 @@ void hermes_verb_code_references(const hermes_call_t *call, const void *args_, v
 			if (f->text && !f->synced && ctx.language &&
 			    hermes_lsp_language_of(ctx.pool, f->path, NULL) &&
 			    strcmp(hermes_lsp_language_of(ctx.pool, f->path, NULL) , ctx.language) == 0) {
-				if (!hermes_code_open(&ctx, f->path))
+				if (!hermes_code_sync(&ctx, f)) /* read by hermes_code_file just now */
 					break;
 			}
 			if (f->synced) {

@@ -36,8 +36,66 @@ void hermes_code_outline_clear(hermes_code_outline_t *o)
 		free(o->syms[i].uri);
 	}
 	free(o->syms);
+	free(o->order);
+	free(o->reach);
 	o->syms = NULL;
-	o->count = 0;
+	o->order = NULL;
+	o->reach = NULL;
+	o->count = o->norder = 0;
+}
+
+static int64_t packed(int64_t line, int64_t ch)
+{
+	return (int64_t)((uint64_t)line << 32 | (uint64_t)ch);
+}
+
+typedef struct {
+	int64_t start;
+	size_t i;
+} by_start_t;
+
+static int cmp_start(const void *a_, const void *b_)
+{
+	const by_start_t *a = a_, *b = b_;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Makes o's index for hermes_code_enclosing; without memory, o is left to be scanned. */
+static void index_outline(hermes_code_outline_t *o)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < o->count; i++)
+		n += o->syms[i].range[0] >= 0;
+	if (!n || !(o->order = malloc(n * sizeof *o->order)) ||
+	    !(o->reach = malloc(n * sizeof *o->reach))) {
+		free(o->order);
+		o->order = NULL;
+		o->reach = NULL;
+		return;
+	}
+	by_start_t *tmp = malloc(n * sizeof *tmp);
+	if (!tmp) {
+		free(o->order);
+		free(o->reach);
+		o->order = NULL;
+		o->reach = NULL;
+		return;
+	}
+	for (size_t i = 0, k = 0; i < o->count; i++)
+		if (o->syms[i].range[0] >= 0)
+			tmp[k++] = (by_start_t){packed(o->syms[i].range[0], o->syms[i].range[1]), i};
+	qsort(tmp, n, sizeof *tmp, cmp_start);
+	for (size_t k = 0; k < n; k++)
+		o->order[k] = tmp[k].i;
+	free(tmp);
+	o->norder = n;
+	for (size_t i = 0; i < n; i++) {
+		const int64_t *r = o->syms[o->order[i]].range;
+		int64_t end = packed(r[2], r[3]);
+		o->reach[i] = i && o->reach[i - 1] > end ? o->reach[i - 1] : end;
+	}
 }
 
 /* Appends a symbol; false if out of memory. */
@@ -159,9 +217,69 @@ static bool add_flat(hermes_code_outline_t *o, size_t *cap, const hermes_json_t 
 	return true;
 }
 
+/* A copy of o (malloc'd, with its own strings), or NULL if out of memory; *bytes what it costs. */
+static hermes_code_outline_t *outline_copy(const hermes_code_outline_t *o, size_t *bytes)
+{
+	hermes_code_outline_t *c = calloc(1, sizeof *c);
+	size_t n = sizeof *c + o->count * sizeof *o->syms;
+	if (!c || (o->count && !(c->syms = calloc(o->count, sizeof *c->syms)))) {
+		free(c);
+		return NULL;
+	}
+	for (; c->count < o->count; c->count++) {
+		const hermes_code_sym_t *s = &o->syms[c->count];
+		hermes_code_sym_t *d = &c->syms[c->count];
+		*d = *s;
+		d->name = strdup(s->name);
+		d->name_path = strdup(s->name_path);
+		d->uri = strdup(s->uri);
+		if (!d->name || !d->name_path || !d->uri) {
+			c->count++;
+			hermes_code_outline_clear(c);
+			free(c);
+			return NULL;
+		}
+		n += strlen(s->name) + strlen(s->name_path) + strlen(s->uri) + 3;
+	}
+	if (o->order) {
+		c->order = malloc(o->norder * sizeof *c->order);
+		c->reach = malloc(o->norder * sizeof *c->reach);
+		if (!c->order || !c->reach) {
+			hermes_code_outline_clear(c);
+			free(c);
+			return NULL;
+		}
+		memcpy(c->order, o->order, o->norder * sizeof *c->order);
+		memcpy(c->reach, o->reach, o->norder * sizeof *c->reach);
+		c->norder = o->norder;
+		n += o->norder * (sizeof *c->order + sizeof *c->reach);
+	}
+	if (bytes)
+		*bytes = n;
+	return c;
+}
+
+static void outline_free(void *o)
+{
+	hermes_code_outline_clear(o);
+	free(o);
+}
+
+/* Memo copier: the call gets its own copy of the kept outline. */
+static bool outline_take(const void *kept, void *arg)
+{
+	return (*(hermes_code_outline_t **)arg = outline_copy(kept, NULL)) != NULL;
+}
+
 const hermes_code_outline_t *hermes_code_outline(hermes_code_ctx_t *ctx, hermes_code_file_t *f)
 {
 	if (f->outline)
+		return f->outline;
+	/* The outline of this very text may be kept from an earlier call: clangd rebuilds a file's
+	 * syntax tree to answer documentSymbol (tens of ms), which made code.references slow. */
+	int64_t stamp = -1;
+	if (f->text && hermes_lsp_memo_get(ctx->client, f->uri, f->text, f->len, &stamp,
+	                                   outline_take, &f->outline))
 		return f->outline;
 	hermes_buf_t b = HERMES_BUF_INIT;
 	hermes_buf_puts(&b, "{\"textDocument\":{\"uri\":");
@@ -195,7 +313,13 @@ const hermes_code_outline_t *hermes_code_outline(hermes_code_ctx_t *ctx, hermes_
 		hermes_result_fail(ctx->result, HERMES_E_INTERNAL, "out of memory for an outline");
 		return NULL;
 	}
+	index_outline(o);
 	f->outline = o;
+	/* Kept only if the server still has the text the answer was for (stamp: see memo.c). */
+	size_t bytes;
+	hermes_code_outline_t *kept = stamp >= 0 ? outline_copy(o, &bytes) : NULL;
+	if (kept)
+		hermes_lsp_memo_put(ctx->client, f->uri, stamp, kept, bytes, outline_free);
 	return o;
 }
 
@@ -255,9 +379,43 @@ bool hermes_code_workspace_symbols(hermes_code_ctx_t *ctx, const char *query, bo
 	return true;
 }
 
+/* The same with o's index: the symbols starting at or before the position, from the last one
+ * back while one of them or any before reaches past it. */
+static const hermes_code_sym_t *enclosing_indexed(const hermes_code_outline_t *o, int64_t line,
+                                                  int64_t ch)
+{
+	int64_t at = packed(line, ch);
+	size_t lo = 0, hi = o->norder; /* the first whose start is past the position */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const int64_t *r = o->syms[o->order[mid]].range;
+		if (packed(r[0], r[1]) <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const hermes_code_sym_t *best = NULL;
+	size_t best_i = 0;
+	for (size_t k = lo; k-- > 0 && o->reach[k] > at;) {
+		size_t i = o->order[k];
+		const int64_t *r = o->syms[i].range;
+		if (packed(r[2], r[3]) <= at)
+			continue;
+		/* As the scan in array order: the deepest, the later of equals. */
+		if (!best || o->syms[i].depth > best->depth ||
+		    (o->syms[i].depth == best->depth && i > best_i)) {
+			best = &o->syms[i];
+			best_i = i;
+		}
+	}
+	return best;
+}
+
 const hermes_code_sym_t *hermes_code_enclosing(const hermes_code_outline_t *o, int64_t line,
                                                int64_t ch)
 {
+	if (o && o->order)
+		return enclosing_indexed(o, line, ch);
 	const hermes_code_sym_t *best = NULL;
 	for (size_t i = 0; o && i < o->count; i++) {
 		const int64_t *r = o->syms[i].range;

@@ -94,11 +94,9 @@ static bool add_edits(hermes_code_ctx_t *ctx, rename_ctx_t *rc, const char *uri,
                       const hermes_json_t *edits)
 {
 	char shown[256];
-	char *abs = hermes_lsp_uri_path(uri);
-	const hermes_ws_t *ws = ctx->call->host;
-	size_t rl = strlen(ws->root);
-	const char *rel = abs && strncmp(abs, ws->root, rl) == 0 && abs[rl] == '/' ? abs + rl + 1 : NULL;
+	char *rel = hermes_code_relative_of(ctx, uri);
 	if (!rel) {
+		char *abs = hermes_lsp_uri_path(uri);
 		hermes_result_fail(ctx->result, HERMES_E_OUTSIDE_WORKSPACE,
 		                   "cannot rename: the language server would change '%s', outside the "
 		                   "workspace; nothing was written",
@@ -107,21 +105,20 @@ static bool add_edits(hermes_code_ctx_t *ctx, rename_ctx_t *rc, const char *uri,
 		return false;
 	}
 	if (!edits || edits->type != HERMES_JSON_ARRAY || edits->count == 0) {
-		free(abs);
+		free(rel);
 		return true;
 	}
 	if (rc->n == MAX_RENAME_FILES) {
-		free(abs);
+		free(rel);
 		hermes_result_fail(ctx->result, HERMES_E_TOO_LARGE, "cannot rename: more than %d files "
 		                   "would change", MAX_RENAME_FILES);
 		return false;
 	}
 	file_edits_t *fe = &rc->files[rc->n];
 	memset(fe, 0, sizeof *fe);
-	fe->path = strdup(rel);
+	fe->path = rel;
 	fe->uri = uri;
 	fe->edits = calloc(edits->count, sizeof *fe->edits);
-	free(abs);
 	if (!fe->path || !fe->edits) {
 		free(fe->path);
 		free(fe->edits);

@@ -26,10 +26,8 @@ void hermes_code_written(const hermes_call_t *call, const char *path)
 	char *abs = NULL;
 	hermes_buf_t text = HERMES_BUF_INIT, ub = HERMES_BUF_INIT;
 	if (hermes_ws_open_path(call->host, path, O_RDONLY, &fd) == 0) {
-		char link[64];
-		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 		/* The canonical path names the document, as in hermes_code_open. */
-		abs = realpath(link, NULL);
+		abs = hermes_code_fd_path(fd);
 		if (hermes_read_all(fd, (size_t)call->config->max_read_bytes, &text) < 0)
 			text.failed = true;
 		close(fd);
