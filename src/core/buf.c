@@ -275,7 +275,8 @@ void hermes_buf_json_chars(hermes_buf_t *b, const char *s, size_t n)
 
 void hermes_buf_json_string(hermes_buf_t *b, const char *s, size_t n)
 {
-	if (!hermes_buf_reserve(b, n * 6 + 2))
+	/* what hermes_buf_json_chars reserves, and the quotes: the buffer is not grown twice */
+	if (!hermes_buf_reserve(b, n * 6 + 8 + 2))
 		return;
 	b->data[b->len++] = '"';
 	hermes_buf_json_chars(b, s, n);
