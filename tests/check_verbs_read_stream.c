@@ -132,7 +132,8 @@ static char *version_of(const char *rel)
  * a chunk and a byte, many chunks and an odd tail. */
 START_TEST(streamed_equals_whole)
 {
-	const size_t sizes[] = { MIB, MIB + 1, 16 * CHUNK, 16 * CHUNK + 1, 3 * MIB + 777 };
+	const size_t sizes[] = { MIB, MIB + 1, 16 * CHUNK, 16 * CHUNK + 1, 3 * MIB + 777,
+	                         4 * MIB, 5 * MIB + 777 }; /* from 4 MiB: a first pass in two parts */
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		char *t = make_text(sizes[i]);
 		vt_put("ws/big.txt", t);
@@ -155,44 +156,97 @@ END_TEST
 
 /* A byte that is not text at the very end, at a chunk's first or last byte, a sequence cut by the
  * file's end, a sequence that straddles a chunk boundary and is a surrogate or overlong, a NUL:
- * NotText with the same message (offset and line) as the whole read, and no content. */
+ * NotText with the same message (offset and line) as the whole read, and no content. In a file
+ * under 4 MiB (a first pass in one part) and over it (two parts, split at the chunk boundary
+ * nearest the middle: there too, every kind of cut). */
+typedef struct bad_case {
+	size_t at;
+	const char *bytes;
+	size_t len;
+	size_t first_bad; /* where the first byte that is not text is (at, unless said) */
+} bad_case_t;
+
+/* Makes room for len bytes at t[at] (of n): 'x's before, 'y's after, no sequence of the text
+ * cut by them. */
+static void clear_around(char *t, size_t n, size_t at, size_t len)
+{
+	size_t j = at - 4;
+	memset(t + j, 'x', 4);
+	while (((unsigned char)t[j - 1] & 0xC0) == 0x80)
+		t[--j] = 'x';
+	if ((unsigned char)t[j - 1] >= 0xC0)
+		t[j - 1] = 'x';
+	for (size_t k = at + len; k < n && k < at + len + 4; k++)
+		t[k] = 'y';
+	for (size_t k = at + len + 4; k < n && ((unsigned char)t[k] & 0xC0) == 0x80; k++)
+		t[k] = 'y';
+}
+
+static void check_not_text(size_t n, const bad_case_t *c)
+{
+	char *t = make_text(n);
+	clear_around(t, n, c->at, c->len);
+	memcpy(t + c->at, c->bytes, c->len);
+	vt_put_bytes("ws/bad.txt", t, n);
+	sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
+	hermes_outcome_t o;
+	char *a = streamed("bad.txt", &s, NULL, 0, &o);
+	char *b = whole("bad.txt", 0);
+	ck_assert_int_eq(o, HERMES_OUTCOME_FAILED);
+	ck_assert_str_eq(a, b);
+	ck_assert_ptr_null(strstr(a, "\"content\""));
+	ck_assert_ptr_nonnull(strstr(a, "\"errorCode\":\"NotText\""));
+	char want[64];
+	snprintf(want, sizeof want, "at byte %zu of the content", c->first_bad ? c->first_bad : c->at);
+	ck_assert_msg(strstr(a, want), "%s: %s", want, a);
+	free(a);
+	free(b);
+	free(t);
+}
+
 START_TEST(not_text_writes_no_content)
 {
-	const size_t n = 3 * MIB + 5;
-	struct { size_t at; const char *bytes; } bad[] = {
-		{ n - 1, "\xff" }, { n - 1, "\xe2" }, { n - 2, "\xf0\x9f" }, { 5 * CHUNK, "\x80" },
-		{ 5 * CHUNK - 1, "\xc3" }, { 7 * CHUNK - 1, "\xed\xa0\x80" },
-		{ 9 * CHUNK - 2, "\xe0\x80\xaf" }, { 11 * CHUNK - 3, "\xf4\x90\x80\x80" },
-		{ 2 * MIB + 3, "\0" },
+	const size_t sizes[] = { 3 * MIB + 5, 5 * MIB + 5 };
+	for (size_t z = 0; z < 2; z++) {
+		size_t n = sizes[z];
+		const bad_case_t bad[] = {
+			{ n - 1, "\xff", 1, 0 }, { n - 1, "\xe2", 1, 0 }, { n - 2, "\xf0\x9f", 2, 0 },
+			{ 5 * CHUNK, "\x80", 1, 0 }, { 5 * CHUNK - 1, "\xc3", 1, 0 },
+			{ 7 * CHUNK - 1, "\xed\xa0\x80", 3, 0 }, { 9 * CHUNK - 2, "\xe0\x80\xaf", 3, 0 },
+			{ 11 * CHUNK - 3, "\xf4\x90\x80\x80", 4, 0 }, { 2 * MIB + 3, "\0", 1, 0 },
+			{ n - 3 * CHUNK + 7, "\0", 1, 0 },
+		};
+		for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+			check_not_text(n, &bad[i]);
+	}
+	/* where the two parts meet (5 MiB + 5: 40 whole chunks, the second part from the 20th) */
+	const size_t n = 5 * MIB + 5, mid = 20 * CHUNK;
+	const bad_case_t edge[] = {
+		{ mid, "\x80", 1, 0 },                    /* a continuation byte with no lead */
+		{ mid, "\x80\x80\x80\x80", 4, 0 },        /* four of them */
+		{ mid - 1, "\xc3", 1, 0 },                /* a lead with no continuation */
+		{ mid - 1, "\xe2\x82", 2, 0 },            /* a sequence cut short across */
+		{ mid - 2, "\xed\xa0\x80", 3, 0 },        /* a surrogate across */
+		{ mid - 1, "\xe0\x80\xaf", 3, 0 },        /* an overlong across */
+		{ mid - 3, "\xf0\x9f\x98\x80\x80", 5, mid + 1 }, /* valid across, then a stray one */
+		{ mid - 1, "\0", 1, 0 }, { mid, "\0", 1, 0 },
+		{ mid - 1, "\xf0\x9f\x98\x80\xff", 5, mid + 3 }, /* valid across, then bad */
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		char *t = make_text(n);
-		/* no sequence of the text runs into the bad bytes, nor is cut before them */
-		size_t j = bad[i].at - 4;
-		memset(t + j, 'x', 4);
-		while (((unsigned char)t[j - 1] & 0xC0) == 0x80)
-			t[--j] = 'x';
-		if ((unsigned char)t[j - 1] >= 0xC0)
-			t[j - 1] = 'x';
-		size_t bl = bad[i].bytes[0] ? strlen(bad[i].bytes) : 1;
-		memcpy(t + bad[i].at, bad[i].bytes, bl);
-		for (size_t k = bad[i].at + bl; k < n && k < bad[i].at + bl + 4; k++)
-			t[k] = 'y'; /* nor does one run out of them */
-		vt_put_bytes("ws/bad.txt", t, n);
-		sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
-		hermes_outcome_t o;
-		char *a = streamed("bad.txt", &s, NULL, 0, &o);
-		char *b = whole("bad.txt", 0);
-		ck_assert_int_eq(o, HERMES_OUTCOME_FAILED);
-		ck_assert_str_eq(a, b);
-		ck_assert_ptr_null(strstr(a, "\"content\""));
-		ck_assert_ptr_nonnull(strstr(a, "\"errorCode\":\"NotText\""));
-		char want[64];
-		snprintf(want, sizeof want, "at byte %zu of the content", bad[i].at);
-		ck_assert_msg(strstr(a, want), "%s: %s", want, a);
-		free(a);
-		free(b);
-		free(t);
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++)
+		check_not_text(n, &edge[i]);
+	/* and valid sequences across it, of every length and cut: the same JSON as whole */
+	static const char *const across[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+	for (size_t i = 0; i < 3; i++) {
+		for (size_t cut = 1; cut < strlen(across[i]); cut++) {
+			char *t = make_text(n);
+			clear_around(t, n, mid - cut, strlen(across[i]));
+			memcpy(t + mid - cut, across[i], strlen(across[i]));
+			vt_put_bytes("ws/across.txt", t, n);
+			char *json = check_same("across.txt");
+			ck_assert_msg(strstr(json, "\"succeeded\":true"), "%.300s", json);
+			free(json);
+			free(t);
+		}
 	}
 }
 END_TEST

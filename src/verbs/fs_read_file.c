@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,8 @@ fail:
 #define STREAM_CHUNK ((size_t)128 << 10)
 /* First passes over a file that changes meanwhile, before it is read whole as before. */
 #define STREAM_TRIES 3
+/* From this size on, the first pass is made in two parts at once (a thread for the second). */
+#define STREAM_SPLIT_MIN ((size_t)4 << 20)
 
 typedef struct streamed {
 	int fd;
@@ -125,6 +128,7 @@ typedef struct streamed {
 	size_t kept;     /* bytes of buf from kept_from on: the last piece's end, a sequence it cut */
 	size_t kept_from;
 	char buf[STREAM_CHUNK + 8];
+	char buf2[STREAM_CHUNK + 8]; /* the first pass's second part's */
 } streamed_t;
 
 /* A chunk's checksum: four lanes of Fletcher's sums over 64-bit words (a += word, b += a), mixed
@@ -202,54 +206,146 @@ static long long line_at(streamed_t *s, size_t end)
 	return line;
 }
 
+/* One part of the first pass: the chunks of [from, to), or from `from` to the file's end if last.
+ * A big file's first pass is made in two parts at once, the second on a thread of its own: the
+ * processor that will read the output has nothing to do until the pass is over. */
+typedef struct part {
+	int fd;
+	char *buf;                 /* STREAM_CHUNK + 8 bytes */
+	uint64_t *sums;            /* where the chunks' checksums go, by chunk number */
+	size_t from, to, size;     /* size: the file's, as the pass began */
+	bool last;
+	int64_t max;
+	const hermes_call_t *call; /* progress is told from one part only; else NULL */
+	/* what it found */
+	int err;                   /* -errno of a read that failed, or 0 */
+	bool too_large, changed;   /* it grew past max; it grew past size or was cut short */
+	size_t bad;                /* the first byte that is not text, or SIZE_MAX */
+	bool nul;                  /* ... and it is a NUL */
+	size_t end;                /* where it stopped */
+	char edge[8];              /* bytes left to check with the other part: those the end of a */
+	size_t edge_len;           /* first part cuts (a sequence) and the continuation bytes that */
+	                           /* start a last part, at most 4 */
+} part_t;
+
+static void scan_part(part_t *p)
+{
+	size_t off = p->from, kept = 0;
+	p->bad = SIZE_MAX;
+	while (p->last || off < p->to) {
+		ssize_t n = fill(p->fd, p->buf + kept, STREAM_CHUNK, off);
+		if (n < 0) {
+			p->err = (int)n;
+			return;
+		}
+		if ((int64_t)(off + (size_t)n) > p->max) {
+			p->too_large = true;
+			return;
+		}
+		if (off + (size_t)n > p->size || (!p->last && (size_t)n < STREAM_CHUNK)) {
+			p->changed = true; /* it grew, or was cut short */
+			break;
+		}
+		if (p->bad == SIZE_MAX) { /* after the first bad byte, read on only to tell TooLarge */
+			size_t len = kept + (size_t)n, checked = 0;
+			p->sums[off / STREAM_CHUNK] = chunk_sum(p->buf + kept, (size_t)n);
+			if (off == p->from && off > 0) { /* a sequence the other part started: its own */
+				while (checked < 3 && checked < len &&
+				       ((unsigned char)p->buf[checked] & 0xC0) == 0x80)
+					checked++;
+				memcpy(p->edge, p->buf, checked);
+				p->edge_len = checked;
+			}
+			if (hermes_text_validate_more(p->buf, len, &checked,
+			                              p->last && (size_t)n < STREAM_CHUNK)) {
+				kept = len - checked; /* at most 4 bytes: a sequence the chunk's end may cut */
+				memmove(p->buf, p->buf + checked, kept);
+			} else {
+				p->bad = off - kept + checked;
+				p->nul = p->buf[checked] == '\0';
+				kept = 0;
+			}
+		}
+		off += (size_t)n;
+		if (p->call)
+			hermes_call_progress(p->call, (double)off, (double)p->size,
+			                     "read %zu of %zu bytes", off, p->size);
+		if ((size_t)n < STREAM_CHUNK)
+			break;
+	}
+	p->end = off;
+	if (!p->last && p->bad == SIZE_MAX && !p->changed) {
+		memcpy(p->edge, p->buf, kept);
+		p->edge_len = kept;
+	}
+}
+
+static void *scan_part_thread(void *arg)
+{
+	scan_part(arg);
+	return NULL;
+}
+
 /* The first pass: checks that the file is text a chunk at a time, keeping each chunk's
  * checksum. 1 if it is, and fstat after it still gives *st's version and size (s->size); 0 if the
  * file changed meanwhile (*st: the new stat); -1 once result says why it failed. */
 static int scan(const hermes_call_t *call, streamed_t *s, struct stat *st, const char *path,
                 void *result)
 {
-	int64_t max = call->config->max_read_bytes;
-	size_t size = (size_t)st->st_size, off = 0, kept = 0, bad = SIZE_MAX;
-	bool nul = false;
+	size_t size = (size_t)st->st_size;
 	free(s->sums);
 	if (!(s->sums = malloc((size / STREAM_CHUNK + 1) * sizeof *s->sums))) {
 		hermes_ws_fail(result, -ENOMEM, "read", path);
 		return -1;
 	}
-	for (size_t k = 0;; k++) {
-		ssize_t n = fill(s->fd, s->buf + kept, STREAM_CHUNK, off);
-		if (n < 0) {
-			hermes_ws_fail(result, (int)n, "read", path);
-			return -1;
+	/* the second part starts at a chunk boundary near the middle */
+	size_t mid = size >= STREAM_SPLIT_MIN ? size / STREAM_CHUNK / 2 * STREAM_CHUNK : 0;
+	part_t a = { .fd = s->fd, .buf = s->buf, .sums = s->sums, .from = 0, .to = mid,
+	             .size = size, .last = mid == 0, .max = call->config->max_read_bytes,
+	             .call = call };
+	part_t b = a;
+	b.buf = s->buf2;
+	b.from = mid;
+	b.last = true;
+	b.call = NULL;
+	pthread_t thread;
+	bool split = mid > 0 && pthread_create(&thread, NULL, scan_part_thread, &b) == 0;
+	if (!split)
+		a.last = true; /* no thread: one part, the whole file */
+	scan_part(&a);
+	if (split)
+		pthread_join(thread, NULL);
+	part_t *end = split ? &b : &a;
+	if (a.err || (split && b.err)) {
+		hermes_ws_fail(result, a.err ? a.err : b.err, "read", path);
+		return -1;
+	}
+	if (a.too_large || (split && b.too_large)) {
+		fail_grew(result, path, call->config->max_read_bytes);
+		return -1;
+	}
+	size_t bad = a.bad;
+	bool nul = a.nul;
+	if (split && bad == SIZE_MAX && !a.changed) { /* the edge: what a left, and b skipped */
+		char edge[16];
+		size_t len = a.edge_len + b.edge_len;
+		memcpy(edge, a.edge, a.edge_len);
+		memcpy(edge + a.edge_len, b.edge, b.edge_len);
+		size_t at = hermes_text_validate(edge, len);
+		if (at < len) {
+			bad = mid - a.edge_len + at;
+			nul = edge[at] == '\0';
 		}
-		if ((int64_t)(off + (size_t)n) > max) {
-			fail_grew(result, path, max);
-			return -1;
-		}
-		if (off + (size_t)n > size)
-			break; /* it grew: changed, said below */
-		if (bad == SIZE_MAX) { /* after the first bad byte, read on only to tell TooLarge */
-			size_t len = kept + (size_t)n, checked = 0;
-			s->sums[k] = chunk_sum(s->buf + kept, (size_t)n);
-			if (hermes_text_validate_more(s->buf, len, &checked, (size_t)n < STREAM_CHUNK)) {
-				kept = len - checked; /* at most 4 bytes: a sequence the chunk's end may cut */
-				memmove(s->buf, s->buf + checked, kept);
-			} else {
-				bad = off - kept + checked;
-				nul = s->buf[checked] == '\0';
-				kept = 0;
-			}
-		}
-		off += (size_t)n;
-		hermes_call_progress(call, (double)off, (double)size, "read %zu of %zu bytes", off,
-		                     size);
-		if ((size_t)n < STREAM_CHUNK)
-			break;
+	}
+	if (split && bad == SIZE_MAX) {
+		bad = b.bad;
+		nul = b.nul;
 	}
 	if (bad != SIZE_MAX) {
 		hermes_verbs_fail_not_text(result, path, nul, bad, line_at(s, bad));
 		return -1;
 	}
+	size_t off = a.changed || (split && b.changed) ? SIZE_MAX : end->end;
 	struct stat now;
 	char before[HERMES_FILE_VERSION_MAX], after[HERMES_FILE_VERSION_MAX];
 	if (fstat(s->fd, &now) < 0) {
