@@ -428,7 +428,12 @@ static bool read_streamed(const hermes_call_t *call, const char *path,
 		free(copy);
 		return false; /* read whole, which fails as memory runs out */
 	}
-	*s = (streamed_t){ .fd = fd, .result = result, .path = copy };
+	/* the fields one by one: a compound literal would clear the two buffers too (256 KiB) */
+	s->fd = fd;
+	s->result = result;
+	s->path = copy;
+	s->size = s->off = s->kept = s->kept_from = 0;
+	s->sums = NULL;
 	for (int tries = 0; tries < STREAM_TRIES; tries++) {
 		int r = scan(call, s, st, path, result);
 		if (r == 0)
