@@ -438,7 +438,8 @@ START_TEST(sourced_string_matches_whole)
 	for (size_t k = 0; k < n; k++)
 		s[k] = (char)('a' + k % 23);
 	for (size_t k = 1; k + 8 < n; k += 4099) /* multibyte, escapes and a bad byte, everywhere */
-		memcpy(s + k, k % 3 ? "\xf0\x9f\x98\x80\n\"\xe2\x82\xac" : "\xc3\xa9\x01\xff\\\t\xc3\xa9z", 9);
+		memcpy(s + k, k % 3 ? "\xf0\x9f\x98\x80\n\"\xe2\x82\xac"
+		                    : "\xc3\xa9\x01\xff\\\t\xc3\xa9z", 9);
 	s[n] = '\0';
 	static const size_t sizes1[] = { 1 }, sizes2[] = { (size_t)128 << 10, 7, 3 },
 	                    sizes3[] = { 4096, 65536, 65537, 65535, 2 };

@@ -221,9 +221,10 @@ void hermes_buf_json_chars(hermes_buf_t *b, const char *s, size_t n)
 			mask &= mask - 1;
 			o = escape_byte(o + (k - from), (unsigned char)s[i + k]);
 			from = k + 1;
+			const char *rest = s + i + from;
 			for (unsigned v = 0; v < 64; v += 16)
 				_mm_storeu_si128((__m128i *)(void *)(o + v),
-				                 _mm_loadu_si128((const __m128i *)(const void *)(s + i + from + v)));
+				                 _mm_loadu_si128((const __m128i *)(const void *)(rest + v)));
 		} while (mask);
 		o += 64 - from;
 		i += 64;

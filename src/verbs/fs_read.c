@@ -1,6 +1,7 @@
-/* verbs/fs_read.c: the verbs that read a file: fs.exists, fs.readFile, fs.readRange and
- * fs.lineCount (fs.readFile is in fs_read_file.c, fs.listDir in fs_list.c). The line verbs stream through one fixed buffer, so
- * their memory does not grow with the file (only with what they return). */
+/* verbs/fs_read.c: the verbs that look at a file: fs.exists, fs.readRange and fs.lineCount
+ * (fs.readFile is in fs_read_file.c, fs.listDir in fs_list.c), and what they share with
+ * fs.readFile. The line verbs stream through one fixed buffer, so their memory does not grow with
+ * the file (only with what they return). */
 #include <config.h>
 
 #include <errno.h>
