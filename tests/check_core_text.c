@@ -1,5 +1,6 @@
 /* tests/check_core_text.c: the fast paths of text handling (UTF-8 validation 32 and 8 bytes at a
- * time, JSON escaping that stores 32 bytes a step, a result streamed to a sink in slices) against
+ * time, JSON escaping that stores 32 bytes a step, a result streamed to a sink in slices, a
+ * string taken from a source as it is written) against
  * simple byte-by-byte references, at every alignment and around every word boundary. */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include "core/desc.h"
 #include "core/encode.h"
 #include "core/utf8.h"
+#include "core/verb.h"
 
 /* ---- references: one byte at a time, as RFC 3629 and RFC 8259 say it --------------------- */
 
@@ -249,6 +251,61 @@ START_TEST(validate_in_chunks)
 }
 END_TEST
 
+/* Blocks with several stops each (newlines, quotes, controls: the escaper handles a block's
+ * stops in one go when it holds only ASCII and 32 more bytes follow), with and without a
+ * multibyte sequence among them, at every length up to past four steps and several alignments. */
+START_TEST(escape_dense_stops)
+{
+	static const char alphabet[] = "ab\n\"\\\x01\x1f\t\x7f ";
+	static char buf[300];
+	unsigned seed = 7;
+	for (int round = 0; round < 300; round++) {
+		for (size_t n = 0; n <= 200; n += 1 + (size_t)round % 3) {
+			char *b = buf + round % 16;
+			for (size_t k = 0; k < n; k++) {
+				seed = seed * 1103515245u + 12345u;
+				unsigned r = seed >> 16;
+				/* sparse stops in even rounds, dense in odd ones */
+				b[k] = round % 2 == 0 && r % 5 ? (char)('c' + r % 20)
+				                               : alphabet[r % (sizeof alphabet - 1)];
+			}
+			if (round % 4 == 3 && n >= 70)
+				memcpy(b + (size_t)round % (n - 4), "\xe2\x82\xac", 3);
+			check_escape(b, n);
+		}
+	}
+}
+END_TEST
+
+/* hermes_utf8_whole_prefix: a valid text cut after every byte keeps exactly the sequences wholly
+ * before the cut, whatever their length. */
+START_TEST(utf8_whole_prefix)
+{
+	static const char *const valid[] = { "a", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+	                                     "\xf4\x8f\xbf\xbf", "\n" };
+	for (size_t v = 0; v < sizeof valid / sizeof valid[0]; v++) {
+		for (size_t w = 0; w < sizeof valid / sizeof valid[0]; w++) {
+			char text[16];
+			size_t lv = strlen(valid[v]), lw = strlen(valid[w]);
+			memcpy(text, "xy", 2);
+			memcpy(text + 2, valid[v], lv);
+			memcpy(text + 2 + lv, valid[w], lw);
+			size_t total = 2 + lv + lw;
+			for (size_t len = 0; len <= total; len++) {
+				/* the sequences' starts: 0, 1, 2, 2 + lv, total */
+				size_t want = len >= total ? total : len >= 2 + lv ? 2 + lv : len >= 2 ? 2 : len;
+				ck_assert_msg(hermes_utf8_whole_prefix(text, len) == want,
+				              "piece %zu then %zu cut at %zu: %zu, not %zu", v, w, len,
+				              hermes_utf8_whole_prefix(text, len), want);
+			}
+		}
+	}
+	/* only continuation bytes (not text; nothing to keep back) */
+	ck_assert_uint_eq(hermes_utf8_whole_prefix("\x80\x80\x80\x80", 4), 4);
+	ck_assert_uint_eq(hermes_utf8_whole_prefix("", 0), 0);
+}
+END_TEST
+
 /* ---- a result streamed to a sink ----------------------------------------------------------- */
 
 typedef struct collected {
@@ -280,7 +337,7 @@ static void check_streamed(const char *content, unsigned flags)
 	char *whole = hermes_encode_result(verb->result, &r, flags);
 	ck_assert_ptr_nonnull(whole);
 	collected_t c = { HERMES_BUF_INIT, 0, 0 };
-	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, flags, collect, &c), 0);
+	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, flags, NULL, collect, &c), 0);
 	ck_assert_uint_eq(c.text.len, strlen(whole));
 	ck_assert_mem_eq(c.text.data, whole, c.text.len);
 	hermes_buf_free(&c.text);
@@ -327,11 +384,127 @@ START_TEST(stream_sink_refuses)
 	r.common.succeeded = true;
 	r.content = s;
 	collected_t c = { HERMES_BUF_INIT, 0, 2 };
-	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, collect, &c), -2);
+	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, NULL, collect, &c), -2);
 	ck_assert_uint_eq(c.pieces, 2);
 	ck_assert_uint_gt(c.text.len, 0);
 	hermes_buf_free(&c.text);
 	free(s);
+}
+END_TEST
+
+/* A source that hands a text out in pieces of the given sizes (cycled), each trimmed to whole
+ * sequences; fail_after: after that many pieces it fails the result instead (0: never). */
+typedef struct pieces_src {
+	const char *text;
+	size_t len, at, count, fail_after;
+	const size_t *sizes;
+	size_t nsizes;
+	hermes_fs_read_file_result_t *result;
+	bool released;
+} pieces_src_t;
+
+static int next_piece(void *ctx, const char **data, size_t *len)
+{
+	pieces_src_t *p = ctx;
+	if (p->fail_after && p->count == p->fail_after) {
+		hermes_result_fail(p->result, HERMES_E_CONFLICT, "changed after %zu bytes", p->at);
+		p->result->common.keep_fields = true;
+		p->result->version = NULL;
+		return -1;
+	}
+	if (p->at == p->len)
+		return 0;
+	size_t want = p->sizes[p->count++ % p->nsizes];
+	size_t n = p->len - p->at < want ? p->len - p->at : want;
+	if (p->at + n < p->len) {
+		size_t whole = hermes_utf8_whole_prefix(p->text + p->at, n);
+		while (whole == 0) /* a piece shorter than the sequence there: the sequence */
+			whole = hermes_utf8_whole_prefix(p->text + p->at, ++n);
+		n = whole;
+	}
+	*data = p->text + p->at;
+	*len = n;
+	p->at += n;
+	return 1;
+}
+
+/* A string from a source, in pieces of any size (a byte; past a slice; not cut where a sequence
+ * is), written out like the same string held whole. */
+START_TEST(sourced_string_matches_whole)
+{
+	const hermes_verb_desc_t *verb = hermes_verb_desc_find("fs.readFile");
+	const size_t slice = (size_t)64 << 10, n = slice * 3 + 501;
+	char *s = malloc(n + 1);
+	for (size_t k = 0; k < n; k++)
+		s[k] = (char)('a' + k % 23);
+	for (size_t k = 1; k + 8 < n; k += 4099) /* multibyte, escapes and a bad byte, everywhere */
+		memcpy(s + k, k % 3 ? "\xf0\x9f\x98\x80\n\"\xe2\x82\xac"
+		                    : "\xc3\xa9\x01\xff\\\t\xc3\xa9z", 9);
+	s[n] = '\0';
+	static const size_t sizes1[] = { 1 }, sizes2[] = { (size_t)128 << 10, 7, 3 },
+	                    sizes3[] = { 4096, 65536, 65537, 65535, 2 };
+	const size_t *sets[] = { sizes1, sizes2, sizes3 };
+	const size_t counts[] = { 1, 3, 5 };
+	for (size_t set = 0; set < 3; set++) {
+		for (unsigned flags = 0; flags <= HERMES_JSON_PRETTY; flags += HERMES_JSON_PRETTY) {
+			size_t len = set == 0 ? 3000 : n; /* a byte a piece: a short text will do */
+			char saved = s[len];
+			s[len] = '\0';
+			hermes_fs_read_file_result_t r;
+			memset(&r, 0, sizeof r);
+			r.common.succeeded = true;
+			r.content = s;
+			r.version = (char *)"1-2-3";
+			char *whole = hermes_encode_result(verb->result, &r, flags);
+			pieces_src_t src = { s, len, 0, 0, 0, sets[set], counts[set], &r, false };
+			r.content = NULL;
+			hermes_string_stream_t stream = { &r.content, { next_piece, NULL, &src } };
+			collected_t c = { HERMES_BUF_INIT, 0, 0 };
+			ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, flags, &stream, collect, &c),
+			                 0);
+			ck_assert_uint_eq(c.text.len, strlen(whole));
+			ck_assert_mem_eq(c.text.data, whole, c.text.len);
+			hermes_buf_free(&c.text);
+			free(whole);
+			s[len] = saved;
+		}
+	}
+	free(s);
+}
+END_TEST
+
+/* A source that fails part way: the string is closed after what was written, and the result that
+ * follows says it failed, with the fields the source cleared as null: valid JSON throughout. */
+START_TEST(sourced_string_fails)
+{
+	const hermes_verb_desc_t *verb = hermes_verb_desc_find("fs.readFile");
+	const char *text = "0123456789\n";
+	static const size_t sizes[] = { 4 };
+	hermes_fs_read_file_result_t r;
+	memset(&r, 0, sizeof r);
+	r.common.succeeded = true;
+	r.version = (char *)"1-2-3";
+	pieces_src_t src = { text, strlen(text), 0, 0, 2, sizes, 1, &r, false };
+	hermes_string_stream_t stream = { &r.content, { next_piece, NULL, &src } };
+	collected_t c = { HERMES_BUF_INIT, 0, 0 };
+	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, &stream, collect, &c), 0);
+	ck_assert_str_eq(c.text.data, "{\"content\":\"01234567\",\"version\":null,\"succeeded\":false,"
+	                              "\"errorMessage\":\"changed after 8 bytes\","
+	                              "\"errorCode\":\"Conflict\"}");
+	hermes_buf_free(&c.text);
+	free(r.common.error_message);
+	/* a result that failed before it was written leaves the source unread */
+	memset(&r, 0, sizeof r);
+	hermes_result_fail(&r, HERMES_E_NOT_TEXT, "no");
+	pieces_src_t unread = { text, strlen(text), 0, 0, 0, sizes, 1, &r, false };
+	hermes_string_stream_t stream2 = { &r.content, { next_piece, NULL, &unread } };
+	collected_t c2 = { HERMES_BUF_INIT, 0, 0 };
+	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, &stream2, collect, &c2), 0);
+	ck_assert_uint_eq(unread.count, 0);
+	ck_assert_str_eq(c2.text.data, "{\"succeeded\":false,\"errorMessage\":\"no\","
+	                               "\"errorCode\":\"NotText\"}");
+	hermes_buf_free(&c2.text);
+	free(r.common.error_message);
 }
 END_TEST
 
@@ -346,6 +519,10 @@ int main(void)
 	tcase_add_test(tc, validate_in_chunks);
 	tcase_add_test(tc, stream_matches_whole);
 	tcase_add_test(tc, stream_sink_refuses);
+	tcase_add_test(tc, escape_dense_stops);
+	tcase_add_test(tc, utf8_whole_prefix);
+	tcase_add_test(tc, sourced_string_matches_whole);
+	tcase_add_test(tc, sourced_string_fails);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);

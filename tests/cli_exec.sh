@@ -214,6 +214,30 @@ for pair in 'fs.writeFile|{"path":null,"content":"x"}|{path: null, content: x}' 
 done
 [ -e "$WS/null" ] && fail 'a plain YAML null was taken as the file name "null"'
 
+# A big file (over 1 MiB) is streamed from the file as the result is written (issue 28): the
+# JSON is what the whole read gives, and one that is not text at its very end fails with nothing
+# of its content written.
+seq 1 700000 | sed 's/^/line "q" \\ /' >big.txt
+size=$(stat -c %s big.txt)
+ver=$(stat -c '%Y' big.txt).$(stat -c '%y' big.txt | sed 's/.*\.\([0-9]*\) .*/\1/')-$size-$(printf '%x' "$(stat -c '%i' big.txt)")
+{
+	printf '{"content":"'
+	sed 's/\\/\\\\/g; s/"/\\"/g' big.txt | awk 'BEGIN { ORS = "\\n" } { print }'
+	printf '","version":"%s","succeeded":true,"errorMessage":null,"errorCode":null}\n' "$ver"
+} >big.want
+echo '{"verb":"fs.readFile","arguments":{"path":"big.txt"}}' >big.json
+"$HERMES" exec big.json >big.out 2>big.err
+expect_eq "big file exit" "$?" 0
+cmp -s big.out big.want || fail "big file: the streamed JSON is not the file's ($(wc -c <big.out) bytes, $(wc -c <big.want) wanted)"
+expect_eq "big file stderr" "$(cat big.err)" ""
+[ "$size" -gt 1048576 ] || fail "big.txt is only $size bytes"
+printf '\377' >>big.txt
+"$HERMES" exec big.json >big.out 2>big.err
+expect_eq "not text at the end: exit" "$?" 1
+expect_eq "not text at the end: one line" "$(wc -l <big.out)" 1
+expect_match "not text at the end: NotText" "$(cat big.out)" \
+	'^\{"succeeded":false,"errorMessage":"cannot read .big.txt. as text: invalid UTF-8 at byte '"$size"' of the content \(line 700001\)","errorCode":"NotText"\}$'
+
 # hermes verbs: one line per verb with its description.
 run_hermes verbs
 expect_eq "verbs: one line per verb of the table" "$(printf '%s\n' "$out" | cut -d' ' -f1)" "$(table_verbs)"

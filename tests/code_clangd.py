@@ -98,7 +98,7 @@ def test_definition_and_references_equal_clangds():
             text = open(os.path.join(WS, x["path"])).read().split("\n")[x["line"] - 1]
             check(x["text"] == text, x)
             if x["path"] == "src/verbs/fs_read.c" and x["line"] == line:
-                check(x["symbol"] == "hermes_verb_fs_read_file", x)
+                check(x["symbol"] == "hermes_verb_fs_read_range", x)
         r = call(s, "code.definition", {"path": "src/verbs/fs_read.c", "line": line, "column": col})
         got = sorted(hloc(x) for x in r["definitions"])
         check(got == want["definition"], (got, want["definition"]))

@@ -16,6 +16,12 @@ tests_check_verbs_read_CFLAGS = $(tests_check_cflags)
 tests_check_verbs_read_LDADD = $(tests_check_libs)
 TESTS += tests/check_verbs_read
 
+check_PROGRAMS += tests/check_verbs_read_stream
+tests_check_verbs_read_stream_SOURCES = tests/check_verbs_read_stream.c $(verbs_check_sources)
+tests_check_verbs_read_stream_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_verbs_read_stream_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_verbs_read_stream
+
 check_PROGRAMS += tests/check_bytes
 tests_check_bytes_SOURCES = tests/check_bytes.c
 tests_check_bytes_CFLAGS = $(tests_check_cflags)

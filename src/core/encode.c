@@ -18,6 +18,7 @@ typedef struct writer {
 	hermes_result_sink_t sink; /* NULL: the whole text is built in buf */
 	void *sink_ctx;
 	bool sink_failed;          /* the sink refused a piece: nothing more is sent */
+	const hermes_string_stream_t *stream; /* a field whose string comes from a source, or NULL */
 } writer_t;
 
 /* With a sink, the text leaves buf in pieces of about this size: small enough to stay in the
@@ -101,6 +102,26 @@ static void long_string(writer_t *w, const char *s)
 	hermes_buf_putc(&w->buf, '"');
 }
 
+/* A string taken from its source piece by piece, each escaped and spilled before the next is
+ * asked for. A piece longer than a slice is escaped a slice at a time (the pieces' buffer has
+ * room for one slice escaped). Stops early if the sink refused a piece or the source failed. */
+static void sourced_string(writer_t *w, const hermes_string_source_t *src)
+{
+	const char *s;
+	size_t n;
+	hermes_buf_putc(&w->buf, '"');
+	while (!w->sink_failed && src->next(src->ctx, &s, &n) > 0) {
+		while (n > 0) {
+			size_t cut = n > SLICE ? hermes_utf8_safe_cut(s, SLICE) : n;
+			hermes_buf_json_chars(&w->buf, s, cut);
+			spill(w, false);
+			s += cut;
+			n -= cut;
+		}
+	}
+	hermes_buf_putc(&w->buf, '"');
+}
+
 static void string_or_null(writer_t *w, const char *s)
 {
 	if (!s) {
@@ -127,7 +148,10 @@ static void field(writer_t *w, const hermes_field_desc_t *f, const char *base)
 	}
 	switch (f->kind) {
 	case HERMES_KIND_STRING:
-		string_or_null(w, *(char *const *)(base + f->offset));
+		if (w->stream && w->stream->field == (char *const *)(const void *)(base + f->offset))
+			sourced_string(w, &w->stream->source);
+		else
+			string_or_null(w, *(char *const *)(base + f->offset));
 		break;
 	case HERMES_KIND_INT32:
 		hermes_buf_printf(&w->buf, "%" PRId32, *(const int32_t *)(base + f->offset));
@@ -191,7 +215,8 @@ static void object(writer_t *w, const hermes_type_desc_t *desc, const void *obj,
 
 char *hermes_encode_result(const hermes_type_desc_t *desc, const void *result, unsigned flags)
 {
-	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, NULL, NULL, false };
+	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, NULL, NULL, false,
+	               NULL };
 	const hermes_result_common_t *c = result;
 	object(&w, desc, result, c->succeeded || c->keep_fields);
 	return hermes_buf_finish(&w.buf);
@@ -199,7 +224,8 @@ char *hermes_encode_result(const hermes_type_desc_t *desc, const void *result, u
 
 char *hermes_encode_failure(hermes_errcode_t code, const char *message, unsigned flags)
 {
-	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, NULL, NULL, false };
+	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, NULL, NULL, false,
+	               NULL };
 	open_(&w, '{');
 	common(&w, false, code, message);
 	close_(&w, '}');
@@ -207,9 +233,11 @@ char *hermes_encode_failure(hermes_errcode_t code, const char *message, unsigned
 }
 
 int hermes_encode_result_to(const hermes_type_desc_t *desc, const void *result, unsigned flags,
-                            hermes_result_sink_t sink, void *ctx)
+                            const hermes_string_stream_t *stream, hermes_result_sink_t sink,
+                            void *ctx)
 {
-	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, sink, ctx, false };
+	writer_t w = { HERMES_BUF_INIT, (flags & HERMES_JSON_PRETTY) != 0, 0, true, sink, ctx, false,
+	               stream && stream->field ? stream : NULL };
 	/* The pieces' buffer is taken whole before anything is sent, so that running out of memory
 	 * later (it does not grow past it) cannot leave half a result written. */
 	if (!hermes_buf_reserve(&w.buf, PIECE + SLICE * 6 + 4096))

@@ -263,7 +263,10 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 			*err = e;
 		return HERMES_OUTCOME_FAILED;
 	}
-	hermes_call_t call = { &ex->config, ex->host, cancel, ex->state ? ex->state->state : NULL };
+	/* With a sink, a handler may leave a big string to be read as it is written (stream). */
+	hermes_string_stream_t stream = { NULL, { NULL, NULL, NULL } };
+	hermes_call_t call = { &ex->config, ex->host, cancel, ex->state ? ex->state->state : NULL,
+	                       out->sink ? &stream : NULL };
 	void *result = hermes_struct_new(desc->result);
 	if (!result) {
 		hermes_struct_free(desc->args, args);
@@ -271,15 +274,19 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 		return HERMES_OUTCOME_FAILED;
 	}
 	ex->handlers[desc - hermes_verb_descs](&call, args, result);
+	if (out->sink)
+		out->sent = hermes_encode_result_to(desc->result, result, flags, &stream, out->sink,
+		                                    out->ctx);
+	else
+		*out->json = hermes_encode_result(desc->result, result, flags);
+	if (stream.source.release)
+		stream.source.release(stream.source.ctx);
+	/* read after writing: a streamed string may fail the result on the way */
 	const hermes_result_common_t *common = result;
 	bool ok = common->succeeded;
 	if (!ok && err) /* the front ends act on the code (Cancelled) without re-reading the JSON */
 		hermes_error_set(err, common->error_code, "%s",
 		                 common->error_message ? common->error_message : "");
-	if (out->sink)
-		out->sent = hermes_encode_result_to(desc->result, result, flags, out->sink, out->ctx);
-	else
-		*out->json = hermes_encode_result(desc->result, result, flags);
 	hermes_struct_free(desc->result, result);
 	hermes_struct_free(desc->args, args);
 	return ok ? HERMES_OUTCOME_SUCCEEDED : HERMES_OUTCOME_FAILED;

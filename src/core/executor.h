@@ -21,8 +21,11 @@ hermes_outcome_t hermes_execute_json(hermes_executor_t *executor, const char *ve
 
 /* hermes_execute() and hermes_execute_json() that hand the result to sink in pieces, in order,
  * instead of returning it whole (`hermes exec`: a 50 MB file's JSON is never built in memory).
- * *sent: 0 once all of it was sent; -1 if memory ran out before any of it was; -2 if the sink
- * refused a piece (the sink knows why). */
+ * A handler may leave a big string to be read as it is written (call->stream: fs.readFile
+ * streams a big file's content from the file); the outcome and err are then what the result
+ * says once written (a string that could not be finished fails it). *sent: 0 once all of it
+ * was sent; -1 if memory ran out before any of it was; -2 if the sink refused a piece (the sink
+ * knows why). */
 hermes_outcome_t hermes_execute_json_to(hermes_executor_t *executor, const char *verb,
                                         const hermes_json_t *json, const char *text,
                                         unsigned flags, hermes_cancel_t *cancel,

@@ -115,6 +115,18 @@ size_t hermes_utf8_safe_cut(const char *s, size_t at)
 	}
 }
 
+size_t hermes_utf8_whole_prefix(const char *s, size_t len)
+{
+	size_t lead = len; /* s[lead - 1]: the last byte that is not a continuation byte */
+	while (lead > 0 && len - lead < 3 && ((unsigned char)s[lead - 1] & 0xC0) == 0x80)
+		lead--;
+	if (lead == 0)
+		return len;
+	unsigned char c = (unsigned char)s[lead - 1];
+	size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+	return len - (lead - 1) < need ? lead - 1 : len;
+}
+
 bool hermes_text_validate_more(const char *s, size_t len, size_t *checked, bool final)
 {
 	size_t from = *checked, cut = len;

@@ -25,6 +25,11 @@ static inline bool hermes_utf8_valid(const char *s, size_t len)
  * For work in slices (escaping a long string, validating as a file is read). */
 size_t hermes_utf8_safe_cut(const char *s, size_t at);
 
+/* The longest prefix of s[0..len) that does not end inside a sequence: len, or less by the 1 to 3
+ * bytes of a sequence that its last bytes start but do not finish. For text known to be valid
+ * (checked before), cut into pieces handed on one at a time. */
+size_t hermes_utf8_whole_prefix(const char *s, size_t len);
+
 /* Validates text as it arrives: s[0..len) is what was read so far, s[0..*checked) is known to be
  * text (hermes_text_validate). Checks on up to a safe cut (to len if final), moving *checked.
  * False once a byte is not text: *checked is then its offset, as hermes_text_validate says. */

@@ -6,6 +6,7 @@
 #include <hermes/hermes.h>
 
 #include "core/desc.h"
+#include "core/encode.h"
 
 /* One call of a verb. */
 typedef struct hermes_call {
@@ -14,7 +15,20 @@ typedef struct hermes_call {
 	hermes_cancel_t *cancel;       /* may be NULL */
 	void *state;                   /* the registrant's changing state, locked by its owner
 	                                  (src/verbs: the table of started programs); may be NULL */
+	hermes_string_stream_t *stream; /* set if the result is written out as it is encoded
+	                                   (hermes exec): see hermes_call_stream_string(); else NULL */
 } hermes_call_t;
+
+/* Leaves the string field *field of call's result to source, which the writer reads from when it
+ * reaches the field: a handler may do so only where call->stream is set, once, as the last thing
+ * it does, leaving *field NULL. The executor calls source->release after the result is written
+ * (or dropped, if the result failed meanwhile), whatever happened. */
+static inline void hermes_call_stream_string(const hermes_call_t *call, char **field,
+                                             const hermes_string_source_t *source)
+{
+	call->stream->field = field;
+	call->stream->source = *source;
+}
 
 /* A handler. args points to the verb's decoded argument struct (e.g.
  * hermes_fs_read_range_args_t), result to a zeroed result struct with common.succeeded = true.

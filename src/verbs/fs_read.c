@@ -1,6 +1,7 @@
-/* verbs/fs_read.c: the verbs that read a file: fs.exists, fs.readFile, fs.readRange and
- * fs.lineCount (fs.listDir is in fs_list.c). The line verbs stream through one fixed buffer, so
- * their memory does not grow with the file (only with what they return). */
+/* verbs/fs_read.c: the verbs that look at a file: fs.exists, fs.readRange and fs.lineCount
+ * (fs.readFile is in fs_read_file.c, fs.listDir in fs_list.c), and what they share with
+ * fs.readFile. The line verbs stream through one fixed buffer, so their memory does not grow with
+ * the file (only with what they return). */
 #include <config.h>
 
 #include <errno.h>
@@ -19,6 +20,16 @@
 #include "fs/linecount.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
+
+void hermes_verbs_fail_not_text(void *result, const char *path, bool nul, size_t bad,
+                                long long line)
+{
+	char shown[256];
+	hermes_result_fail(result, HERMES_E_NOT_TEXT,
+	                   "cannot read '%s' as text: %s at byte %zu of the content (line %lld)",
+	                   hermes_ws_shown(path, shown, sizeof shown),
+	                   nul ? "a NUL byte" : "invalid UTF-8", bad, line);
+}
 
 int hermes_verbs_open_regular(const hermes_call_t *call, const char *path, const char *action,
                               void *result, struct stat *st)
@@ -81,109 +92,12 @@ void hermes_verb_fs_exists(const hermes_call_t *call, const void *args_, void *r
 	hermes_ws_loc_close(&loc);
 }
 
-/* ---- fs.readFile -------------------------------------------------------------------------- */
-
-/* The most one read(2) of fs.readFile takes: small enough that the chunk is still in the cache
- * when it is validated. */
-#define READ_CHUNK ((size_t)512 << 10)
-
 /* Fails result with NotText, saying where in content the first bad byte is. */
 static void fail_not_text(void *result, const char *path, const char *content, size_t bad,
                           long long first_line)
 {
-	char shown[256];
-	long long line = first_line + (long long)hermes_count_newlines(content, bad);
-	hermes_result_fail(result, HERMES_E_NOT_TEXT,
-	                   "cannot read '%s' as text: %s at byte %zu of the content (line %lld)",
-	                   hermes_ws_shown(path, shown, sizeof shown),
-	                   content[bad] == '\0' ? "a NUL byte" : "invalid UTF-8", bad, line);
-}
-
-void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void *result_)
-{
-	const hermes_fs_read_file_args_t *args = args_;
-	hermes_fs_read_file_result_t *result = result_;
-	int64_t max = call->config->max_read_bytes;
-	char shown[256];
-	struct stat st;
-	int fd = hermes_verbs_open_regular(call, args->path, "read", result, &st);
-	if (fd < 0)
-		return;
-	if (st.st_size > max) {
-		hermes_result_fail(result, HERMES_E_TOO_LARGE,
-		                   "cannot read '%s': it is %lld bytes, over the read limit of %lld bytes "
-		                   "(read it in parts with fs.readRange)",
-		                   hermes_ws_shown(args->path, shown, sizeof shown),
-		                   (long long)st.st_size, (long long)max);
-		close(fd);
-		return;
-	}
-	/* The host may bound the memory that results hold: it may make this wait for room. */
-	if (!hermes_call_hold_memory(call, (size_t)st.st_size)) {
-		hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", args->path);
-		close(fd);
-		return;
-	}
-	/* A buffer of the file's size (with room to notice that it grew meanwhile), filled a chunk
-	 * at a time so that each is validated while it is still in the cache: validating 50 MB
-	 * after one read was a pass through memory of its own. */
-	hermes_buf_t buf = HERMES_BUF_INIT;
-	size_t want = (size_t)st.st_size + 1, checked = 0;
-	bool text = true;
-	for (;;) {
-		if (!hermes_buf_reserve(&buf, want)) {
-			hermes_ws_fail(result, -ENOMEM, "read", args->path);
-			goto fail;
-		}
-		size_t room = buf.cap - buf.len - 1; /* the last byte is for the NUL */
-		if (room > (size_t)max + 1 - buf.len)
-			room = (size_t)max + 1 - buf.len; /* one past the limit is enough to know */
-		if (room > READ_CHUNK)
-			room = READ_CHUNK;
-		ssize_t n = read(fd, buf.data + buf.len, room);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			hermes_ws_fail(result, -errno, "read", args->path);
-			goto fail;
-		}
-		if (n == 0)
-			break;
-		buf.len += (size_t)n;
-		if (text) /* after the first bad byte, read on only to tell TooLarge as before */
-			text = hermes_text_validate_more(buf.data, buf.len, &checked, false);
-		if ((int64_t)buf.len > max) {
-			hermes_result_fail(result, HERMES_E_TOO_LARGE,
-			                   "cannot read '%s': it grew past the read limit of %lld bytes",
-			                   hermes_ws_shown(args->path, shown, sizeof shown), (long long)max);
-			goto fail;
-		}
-		want = buf.cap - buf.len > 1 ? 0 : buf.len; /* full: double it */
-		hermes_call_progress(call, (double)buf.len, (double)st.st_size, "read %zu of %lld bytes",
-		                     buf.len, (long long)st.st_size);
-	}
-	close(fd);
-	size_t used = buf.len;
-	buf.data[used] = '\0'; /* room was kept for it */
-	char *content = hermes_buf_finish(&buf);
-	if (!content) {
-		hermes_ws_fail(result, -ENOMEM, "read", args->path);
-		return;
-	}
-	if (text)
-		text = hermes_text_validate_more(content, used, &checked, true);
-	if (!text) {
-		fail_not_text(result, args->path, content, checked, 1);
-		free(content);
-		return;
-	}
-	result->content = content;
-	if (!(result->version = hermes_file_version_dup(&st)))
-		hermes_ws_fail(result, -ENOMEM, "read", args->path);
-	return;
-fail:
-	hermes_buf_free(&buf);
-	close(fd);
+	hermes_verbs_fail_not_text(result, path, content[bad] == '\0', bad,
+	                           first_line + (long long)hermes_count_newlines(content, bad));
 }
 
 /* ---- fs.readRange ------------------------------------------------------------------------- */

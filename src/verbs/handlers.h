@@ -12,6 +12,11 @@
 
 /* Opens path for reading as a regular file (fails the result and returns -1 otherwise, with
  * action in the message, e.g. "read"). *st receives its status. */
+/* Fails result with NotText: the first byte that is not text (a NUL if nul, else invalid UTF-8)
+ * is at offset bad of the content, on line line. */
+void hermes_verbs_fail_not_text(void *result, const char *path, bool nul, size_t bad,
+                                long long line);
+
 int hermes_verbs_open_regular(const hermes_call_t *call, const char *path, const char *action,
                               void *result, struct stat *st);
 

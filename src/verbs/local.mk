@@ -11,6 +11,7 @@ libhermes_verbs_la_SOURCES = \
 	src/verbs/gen_handlers.h src/verbs/gen_registry.c \
 	src/verbs/builtin_executor.c src/verbs/handles.c \
 	src/verbs/fs_read.c \
+	src/verbs/fs_read_file.c \
 	src/verbs/fs_bytes.c \
 	src/verbs/fs_list.c \
 	src/verbs/fs_stat.c \

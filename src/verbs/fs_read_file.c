@@ -1,0 +1,482 @@
+/* verbs/fs_read_file.c: fs.readFile, the whole of a text file: read into one buffer (what the
+ * result holds), or, where the result is written out as it is encoded (hermes exec) and the file
+ * is big, checked in a first pass and streamed from the file in a second. */
+#include <config.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "verbs/handlers.h"
+#include "core/buf.h"
+#include "core/utf8.h"
+#include "fs/filelock.h"
+#include "fs/lines.h"
+#include "fs/workspace.h"
+
+/* The most one read(2) of fs.readFile takes: small enough that the chunk is still in the cache
+ * when it is validated. */
+#define READ_CHUNK ((size_t)512 << 10)
+
+static void fail_grew(void *result, const char *path, int64_t max)
+{
+	char shown[256];
+	hermes_result_fail(result, HERMES_E_TOO_LARGE,
+	                   "cannot read '%s': it grew past the read limit of %lld bytes",
+	                   hermes_ws_shown(path, shown, sizeof shown), (long long)max);
+}
+
+/* fs.readFile into one buffer of the file's size (what the result holds), from fd's offset, which
+ * it closes. st: the file as opened (its size and version). */
+static void read_whole(const hermes_call_t *call, const char *path,
+                       hermes_fs_read_file_result_t *result, int fd, const struct stat *st)
+{
+	int64_t max = call->config->max_read_bytes;
+	/* The host may bound the memory that results hold: it may make this wait for room. */
+	if (!hermes_call_hold_memory(call, (size_t)st->st_size)) {
+		hermes_ws_fail(result, HERMES_WS_ECANCELLED, "read", path);
+		close(fd);
+		return;
+	}
+	/* A buffer of the file's size (with room to notice that it grew meanwhile), filled a chunk
+	 * at a time so that each is validated while it is still in the cache: validating 50 MB
+	 * after one read was a pass through memory of its own. */
+	hermes_buf_t buf = HERMES_BUF_INIT;
+	size_t want = (size_t)st->st_size + 1, checked = 0;
+	bool text = true;
+	for (;;) {
+		if (!hermes_buf_reserve(&buf, want)) {
+			hermes_ws_fail(result, -ENOMEM, "read", path);
+			goto fail;
+		}
+		size_t room = buf.cap - buf.len - 1; /* the last byte is for the NUL */
+		if (room > (size_t)max + 1 - buf.len)
+			room = (size_t)max + 1 - buf.len; /* one past the limit is enough to know */
+		if (room > READ_CHUNK)
+			room = READ_CHUNK;
+		ssize_t n = read(fd, buf.data + buf.len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			hermes_ws_fail(result, -errno, "read", path);
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		buf.len += (size_t)n;
+		if (text) /* after the first bad byte, read on only to tell TooLarge as before */
+			text = hermes_text_validate_more(buf.data, buf.len, &checked, false);
+		if ((int64_t)buf.len > max) {
+			fail_grew(result, path, max);
+			goto fail;
+		}
+		want = buf.cap - buf.len > 1 ? 0 : buf.len; /* full: double it */
+		hermes_call_progress(call, (double)buf.len, (double)st->st_size, "read %zu of %lld bytes",
+		                     buf.len, (long long)st->st_size);
+	}
+	close(fd);
+	size_t used = buf.len;
+	buf.data[used] = '\0'; /* room was kept for it */
+	char *content = hermes_buf_finish(&buf);
+	if (!content) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return;
+	}
+	if (text)
+		text = hermes_text_validate_more(content, used, &checked, true);
+	if (!text) {
+		hermes_verbs_fail_not_text(result, path, content[checked] == '\0', checked,
+		                           1 + (long long)hermes_count_newlines(content, checked));
+		free(content);
+		return;
+	}
+	result->content = content;
+	if (!(result->version = hermes_file_version_dup(st)))
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+	return;
+fail:
+	hermes_buf_free(&buf);
+	close(fd);
+}
+
+/* Where the result is written out as it is encoded (hermes exec), a file bigger than this is not
+ * held whole: 50 MB of fresh pages cost the kernel more to clear than the rest of the read. It is
+ * read twice instead: once to check it is text, a chunk at a time, and once as it is written,
+ * each chunk compared with the first pass's before it goes out. */
+#define STREAM_MIN ((size_t)1 << 20)
+/* What both passes read at a time: it stays in the cache while it is checked and escaped. */
+#define STREAM_CHUNK ((size_t)128 << 10)
+/* First passes over a file that changes meanwhile, before it is read whole as before. */
+#define STREAM_TRIES 3
+/* From this size on, the first pass is made in two parts at once (a thread for the second). */
+#define STREAM_SPLIT_MIN ((size_t)4 << 20)
+
+typedef struct streamed {
+	int fd;
+	hermes_fs_read_file_result_t *result;
+	char *path;      /* as asked, for messages */
+	size_t size;     /* bytes the first pass checked */
+	uint64_t *sums;  /* the checksum of each chunk of them */
+	size_t off;      /* second pass: where its next chunk starts */
+	size_t kept;     /* bytes of buf from kept_from on: the last piece's end, a sequence it cut */
+	size_t kept_from;
+	char buf[STREAM_CHUNK + 8];
+	char buf2[STREAM_CHUNK + 8]; /* the first pass's second part's */
+} streamed_t;
+
+/* A chunk's checksum: four lanes of Fletcher's sums over 64-bit words (a += word, b += a), mixed
+ * at the end. A chunk that differs in one word always sums differently (its lane's a does); two
+ * words swapped, or any bytes moved, change b. Adds only, two lanes to an SSE2 instruction (the
+ * same sums in words elsewhere): a multiplication per word cost as much as the chunk's read. */
+static uint64_t chunk_sum(const char *p, size_t n)
+{
+	uint64_t lanes[8] = { 0 }, h = n; /* a0, a1, a2, a3, b0, b1, b2, b3 */
+	size_t i = 0;
+#ifdef __SSE2__
+	__m128i a01 = _mm_setzero_si128(), a23 = a01, b01 = a01, b23 = a01;
+	for (; i + 32 <= n; i += 32) {
+		a01 = _mm_add_epi64(a01, _mm_loadu_si128((const __m128i *)(const void *)(p + i)));
+		a23 = _mm_add_epi64(a23, _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16)));
+		b01 = _mm_add_epi64(b01, a01);
+		b23 = _mm_add_epi64(b23, a23);
+	}
+	_mm_storeu_si128((__m128i *)(void *)lanes, a01);
+	_mm_storeu_si128((__m128i *)(void *)(lanes + 2), a23);
+	_mm_storeu_si128((__m128i *)(void *)(lanes + 4), b01);
+	_mm_storeu_si128((__m128i *)(void *)(lanes + 6), b23);
+#else
+	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+	for (; i + 32 <= n; i += 32) { /* in locals: as arrays, GCC kept the lanes in memory */
+		uint64_t w0, w1, w2, w3;
+		memcpy(&w0, p + i, 8);
+		memcpy(&w1, p + i + 8, 8);
+		memcpy(&w2, p + i + 16, 8);
+		memcpy(&w3, p + i + 24, 8);
+		b0 += a0 += w0;
+		b1 += a1 += w1;
+		b2 += a2 += w2;
+		b3 += a3 += w3;
+	}
+	const uint64_t sums[8] = { a0, a1, a2, a3, b0, b1, b2, b3 };
+	memcpy(lanes, sums, sizeof lanes);
+#endif
+	const uint64_t k = UINT64_C(0x9E3779B97F4A7C15);
+	for (; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * k;
+	for (int j = 0; j < 8; j++)
+		h = (h ^ lanes[j]) * k;
+	return h;
+}
+
+/* Reads len bytes at off into p, or as many as the file has there; -errno on failure. */
+static ssize_t fill(int fd, char *p, size_t len, size_t off)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = pread(fd, p + got, len - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* The line of the byte at offset end of the file (for NotText), counted a chunk at a time. */
+static long long line_at(streamed_t *s, size_t end)
+{
+	long long line = 1;
+	for (size_t off = 0; off < end;) {
+		ssize_t n = fill(s->fd, s->buf, end - off < STREAM_CHUNK ? end - off : STREAM_CHUNK, off);
+		if (n <= 0)
+			break;
+		line += (long long)hermes_count_newlines(s->buf, (size_t)n);
+		off += (size_t)n;
+	}
+	return line;
+}
+
+/* One part of the first pass: the chunks of [from, to), or from `from` to the file's end if last.
+ * A big file's first pass is made in two parts at once, the second on a thread of its own: the
+ * processor that will read the output has nothing to do until the pass is over. */
+typedef struct part {
+	int fd;
+	char *buf;                 /* STREAM_CHUNK + 8 bytes */
+	uint64_t *sums;            /* where the chunks' checksums go, by chunk number */
+	size_t from, to, size;     /* size: the file's, as the pass began */
+	bool last;
+	int64_t max;
+	const hermes_call_t *call; /* progress is told from one part only; else NULL */
+	/* what it found */
+	int err;                   /* -errno of a read that failed, or 0 */
+	bool too_large, changed;   /* it grew past max; it grew past size or was cut short */
+	size_t bad;                /* the first byte that is not text, or SIZE_MAX */
+	bool nul;                  /* ... and it is a NUL */
+	size_t end;                /* where it stopped */
+	char edge[8];              /* bytes left to check with the other part: those the end of a */
+	size_t edge_len;           /* first part cuts (a sequence) and the continuation bytes that */
+	                           /* start a last part, at most 4 */
+} part_t;
+
+static void scan_part(part_t *p)
+{
+	size_t off = p->from, kept = 0;
+	p->bad = SIZE_MAX;
+	while (p->last || off < p->to) {
+		ssize_t n = fill(p->fd, p->buf + kept, STREAM_CHUNK, off);
+		if (n < 0) {
+			p->err = (int)n;
+			return;
+		}
+		if ((int64_t)(off + (size_t)n) > p->max) {
+			p->too_large = true;
+			return;
+		}
+		if (off + (size_t)n > p->size || (!p->last && (size_t)n < STREAM_CHUNK)) {
+			p->changed = true; /* it grew, or was cut short */
+			break;
+		}
+		if (p->bad == SIZE_MAX) { /* after the first bad byte, read on only to tell TooLarge */
+			size_t len = kept + (size_t)n, checked = 0;
+			p->sums[off / STREAM_CHUNK] = chunk_sum(p->buf + kept, (size_t)n);
+			if (off == p->from && off > 0) { /* a sequence the other part started: its own */
+				while (checked < 3 && checked < len &&
+				       ((unsigned char)p->buf[checked] & 0xC0) == 0x80)
+					checked++;
+				memcpy(p->edge, p->buf, checked);
+				p->edge_len = checked;
+			}
+			if (hermes_text_validate_more(p->buf, len, &checked,
+			                              p->last && (size_t)n < STREAM_CHUNK)) {
+				kept = len - checked; /* at most 4 bytes: a sequence the chunk's end may cut */
+				memmove(p->buf, p->buf + checked, kept);
+			} else {
+				p->bad = off - kept + checked;
+				p->nul = p->buf[checked] == '\0';
+				kept = 0;
+			}
+		}
+		off += (size_t)n;
+		if (p->call)
+			hermes_call_progress(p->call, (double)off, (double)p->size,
+			                     "read %zu of %zu bytes", off, p->size);
+		if ((size_t)n < STREAM_CHUNK)
+			break;
+	}
+	p->end = off;
+	if (!p->last && p->bad == SIZE_MAX && !p->changed) {
+		memcpy(p->edge, p->buf, kept);
+		p->edge_len = kept;
+	}
+}
+
+static void *scan_part_thread(void *arg)
+{
+	scan_part(arg);
+	return NULL;
+}
+
+/* The first pass: checks that the file is text a chunk at a time, keeping each chunk's
+ * checksum. 1 if it is, and fstat after it still gives *st's version and size (s->size); 0 if the
+ * file changed meanwhile (*st: the new stat); -1 once result says why it failed. */
+static int scan(const hermes_call_t *call, streamed_t *s, struct stat *st, const char *path,
+                void *result)
+{
+	size_t size = (size_t)st->st_size;
+	free(s->sums);
+	if (!(s->sums = malloc((size / STREAM_CHUNK + 1) * sizeof *s->sums))) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return -1;
+	}
+	/* the second part starts at a chunk boundary near the middle */
+	size_t mid = size >= STREAM_SPLIT_MIN ? size / STREAM_CHUNK / 2 * STREAM_CHUNK : 0;
+	part_t a = { .fd = s->fd, .buf = s->buf, .sums = s->sums, .from = 0, .to = mid,
+	             .size = size, .last = mid == 0, .max = call->config->max_read_bytes,
+	             .call = call };
+	part_t b = a;
+	b.buf = s->buf2;
+	b.from = mid;
+	b.last = true;
+	b.call = NULL;
+	pthread_t thread;
+	bool split = mid > 0 && pthread_create(&thread, NULL, scan_part_thread, &b) == 0;
+	if (!split)
+		a.last = true; /* no thread: one part, the whole file */
+	scan_part(&a);
+	if (split)
+		pthread_join(thread, NULL);
+	part_t *end = split ? &b : &a;
+	if (a.err || (split && b.err)) {
+		hermes_ws_fail(result, a.err ? a.err : b.err, "read", path);
+		return -1;
+	}
+	if (a.too_large || (split && b.too_large)) {
+		fail_grew(result, path, call->config->max_read_bytes);
+		return -1;
+	}
+	size_t bad = a.bad;
+	bool nul = a.nul;
+	if (split && bad == SIZE_MAX && !a.changed) { /* the edge: what a left, and b skipped */
+		char edge[16];
+		size_t len = a.edge_len + b.edge_len;
+		memcpy(edge, a.edge, a.edge_len);
+		memcpy(edge + a.edge_len, b.edge, b.edge_len);
+		size_t at = hermes_text_validate(edge, len);
+		if (at < len) {
+			bad = mid - a.edge_len + at;
+			nul = edge[at] == '\0';
+		}
+	}
+	if (split && bad == SIZE_MAX) {
+		bad = b.bad;
+		nul = b.nul;
+	}
+	if (bad != SIZE_MAX) {
+		hermes_verbs_fail_not_text(result, path, nul, bad, line_at(s, bad));
+		return -1;
+	}
+	size_t off = a.changed || (split && b.changed) ? SIZE_MAX : end->end;
+	struct stat now;
+	char before[HERMES_FILE_VERSION_MAX], after[HERMES_FILE_VERSION_MAX];
+	if (fstat(s->fd, &now) < 0) {
+		hermes_ws_fail(result, -errno, "read", path);
+		return -1;
+	}
+	hermes_file_version(st, before);
+	hermes_file_version(&now, after);
+	if (off != size || strcmp(before, after) != 0) {
+		*st = now;
+		return 0;
+	}
+	s->size = size;
+	return 1;
+}
+
+/* The second pass ends early: the chunk at s->off no longer is what the first pass checked (or
+ * cannot be read). What was written stays (it was the file as checked); the result fails. */
+static int stop_stream(streamed_t *s, int err)
+{
+	hermes_fs_read_file_result_t *result = s->result;
+	char shown[256];
+	if (err)
+		hermes_ws_fail(result, err, "read", s->path);
+	else
+		hermes_result_fail(result, HERMES_E_CONFLICT,
+		                   "cannot read '%s': it changed while it was written out (content holds "
+		                   "its first %zu of %zu bytes, as they were when checked); read it again",
+		                   hermes_ws_shown(s->path, shown, sizeof shown), s->off - s->kept,
+		                   s->size);
+	result->common.keep_fields = true; /* content was written in part: it stays, closed */
+	free(result->version);
+	result->version = NULL; /* null: no version holds for part of the content */
+	return -1;
+}
+
+/* The second pass, as the result is written: the next chunk, if it is what the first pass saw,
+ * up to its last whole sequence (the rest starts the next piece). */
+static int next_piece(void *ctx, const char **data, size_t *len)
+{
+	streamed_t *s = ctx;
+	if (s->off == s->size)
+		return 0;
+	memmove(s->buf, s->buf + s->kept_from, s->kept);
+	size_t want = s->size - s->off < STREAM_CHUNK ? s->size - s->off : STREAM_CHUNK;
+	ssize_t n = fill(s->fd, s->buf + s->kept, want, s->off);
+	if (n < 0)
+		return stop_stream(s, (int)n);
+	if ((size_t)n != want || chunk_sum(s->buf + s->kept, want) != s->sums[s->off / STREAM_CHUNK])
+		return stop_stream(s, 0);
+	size_t total = s->kept + want;
+	s->off += want;
+	size_t cut = s->off == s->size ? total : hermes_utf8_whole_prefix(s->buf, total);
+	*data = s->buf;
+	*len = cut;
+	s->kept_from = cut;
+	s->kept = total - cut;
+	return 1;
+}
+
+static void release_streamed(void *ctx)
+{
+	streamed_t *s = ctx;
+	close(s->fd);
+	free(s->sums);
+	free(s->path);
+	free(s);
+}
+
+/* fs.readFile streamed: the first pass now, the second as the result is written. True once it
+ * took fd (the content is left to the stream, or the result failed); false if the file kept
+ * changing during the first pass: *st is its latest stat, and it is read whole instead. */
+static bool read_streamed(const hermes_call_t *call, const char *path,
+                          hermes_fs_read_file_result_t *result, int fd, struct stat *st)
+{
+	streamed_t *s = malloc(sizeof *s);
+	char *copy = strdup(path);
+	if (!s || !copy) {
+		free(s);
+		free(copy);
+		return false; /* read whole, which fails as memory runs out */
+	}
+	/* the fields one by one: a compound literal would clear the two buffers too (256 KiB) */
+	s->fd = fd;
+	s->result = result;
+	s->path = copy;
+	s->size = s->off = s->kept = s->kept_from = 0;
+	s->sums = NULL;
+	for (int tries = 0; tries < STREAM_TRIES; tries++) {
+		int r = scan(call, s, st, path, result);
+		if (r == 0)
+			continue;
+		if (r == 1 && !(result->version = hermes_file_version_dup(st))) {
+			hermes_ws_fail(result, -ENOMEM, "read", path);
+			r = -1;
+		}
+		if (r < 0) {
+			release_streamed(s);
+			return true;
+		}
+		hermes_string_source_t source = { next_piece, release_streamed, s };
+		hermes_call_stream_string(call, &result->content, &source);
+		return true;
+	}
+	free(s->sums);
+	free(s->path);
+	free(s);
+	return false;
+}
+
+void hermes_verb_fs_read_file(const hermes_call_t *call, const void *args_, void *result_)
+{
+	const hermes_fs_read_file_args_t *args = args_;
+	hermes_fs_read_file_result_t *result = result_;
+	int64_t max = call->config->max_read_bytes;
+	char shown[256];
+	struct stat st;
+	int fd = hermes_verbs_open_regular(call, args->path, "read", result, &st);
+	if (fd < 0)
+		return;
+	if (st.st_size > max) {
+		hermes_result_fail(result, HERMES_E_TOO_LARGE,
+		                   "cannot read '%s': it is %lld bytes, over the read limit of %lld bytes "
+		                   "(read it in parts with fs.readRange)",
+		                   hermes_ws_shown(args->path, shown, sizeof shown),
+		                   (long long)st.st_size, (long long)max);
+		close(fd);
+		return;
+	}
+	if (call->stream && (size_t)st.st_size > STREAM_MIN &&
+	    read_streamed(call, args->path, result, fd, &st))
+		return;
+	read_whole(call, args->path, result, fd, &st);
+}
