@@ -2,6 +2,7 @@
  * builds the tree; iterative, bounded depth, linear-time duplicate-key marking. */
 #include "config.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ typedef struct chunk {
 
 struct hermes_json_doc {
 	hermes_json_t *root;
-	size_t bytes;  /* allocated for it: the strings block and the value chunks */
+	size_t bytes;  /* allocated for it: its blocks as malloc sized them, and their overhead */
 	char *strings; /* every decoded string, key and number text, NUL-terminated, back to back */
 	chunk_t *chunks;
 };
@@ -101,7 +102,7 @@ static hermes_json_t *new_value(parser_t *ps)
 		n->next = c;
 		n->used = 0;
 		n->cap = cap;
-		ps->doc->bytes += sizeof *n + cap * sizeof n->values[0];
+		ps->doc->bytes += malloc_usable_size(n) + 16; /* 16: malloc's own header, rounding */
 		ps->doc->chunks = c = n;
 	}
 	hermes_json_t *v = &c->values[c->used++];
@@ -509,7 +510,7 @@ int hermes_json_parse_bounded(const char *text, size_t len, int max_depth, size_
 		return out_of_memory(&ps);
 	}
 	ps.s = ps.doc->strings;
-	ps.doc->bytes = sizeof *ps.doc + len + 1;
+	ps.doc->bytes = malloc_usable_size(ps.doc) + malloc_usable_size(ps.doc->strings) + 2 * 16;
 	int rc = parse(&ps, max_depth, end);
 	free(ps.table);
 	if (rc != 0) {
