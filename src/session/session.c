@@ -312,8 +312,10 @@ static bool room_to_read(server_t *srv)
 		return true;
 	}
 	if (!waiting) {
-		hermes_log(HERMES_LOG_DEBUG, "the client holds too much (requests in flight, or replies "
-		           "it has not read): input paused");
+		hermes_log(HERMES_LOG_DEBUG, "the client holds too much: input paused (%zu requests in "
+		           "flight, %zu bytes of messages, %zu of replies not read)",
+		           (size_t)atomic_load(&srv->budget->inflight),
+		           (size_t)atomic_load(&srv->budget->held), queued(srv));
 		atomic_store(&srv->throttled, true);
 		if (!over_bounds(srv, true)) { /* made room meanwhile, maybe without seeing the flag */
 			atomic_store(&srv->throttled, false);
