@@ -344,9 +344,10 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 {
 	const char *t = ps->t;
 	size_t len = ps->len;
-	frame_t *stack = malloc((size_t)max_depth * sizeof *stack + 1);
-	if (stack == NULL)
-		return out_of_memory(ps);
+	/* The first levels on the C stack: nearly every text is shallow, and a block for the whole
+	 * max_depth (8 KiB for a JSON-RPC message) cost a slow malloc on every parse. */
+	frame_t shallow[32];
+	frame_t *stack = shallow;
 	int depth = 0, rc = -1;
 	const char *key = NULL;
 	size_t key_len = 0;
@@ -395,6 +396,15 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 					snprintf(ps->err->message, sizeof ps->err->message,
 					         "JSON nesting deeper than %d levels", max_depth);
 				goto out;
+			}
+			if (stack == shallow && depth == (int)(sizeof shallow / sizeof shallow[0])) {
+				frame_t *deep = malloc((size_t)max_depth * sizeof *deep);
+				if (deep == NULL) {
+					rc = out_of_memory(ps);
+					goto out;
+				}
+				memcpy(deep, shallow, sizeof shallow);
+				stack = deep;
 			}
 			v->type = c == '{' ? HERMES_JSON_OBJECT : HERMES_JSON_ARRAY;
 			stack[depth].node = v;
@@ -479,7 +489,8 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 out:
 	if (rc != 0)
 		*end = p;
-	free(stack);
+	if (stack != shallow)
+		free(stack);
 	return rc;
 }
 

@@ -106,7 +106,6 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 	atomic_init(&srv->mcp_log_level, 99);
 	srv->exit_status = -1;
 	srv->grace_end = -1;
-	srv->deferred_tail = &srv->deferred;
 	pthread_mutex_init(&srv->lock, NULL);
 	budget_init(&srv->own_budget);
 	srv->budget = opts->budget ? opts->budget : &srv->own_budget;
