@@ -226,9 +226,10 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 }
 
 /* Replies of a run of instant calls written at a time: the client reads the first ones while
- * the next are made (fs.exists at 64 in flight: 1 to 16 made no difference past the noise; all
- * at the end was 30% slower, the client and the server taking turns). */
-#define FLUSH_EVERY 8
+ * the next are made. At 64 in flight a read holds 64 requests, and one writev() for all of them
+ * took the client half the CPU of one per 8, and the server a tenth less (a 64 KiB read of
+ * small requests holds 900: written 64 at a time). */
+#define FLUSH_EVERY 64
 
 /* Flushes the channels holding gathered replies, and lets go of them. */
 static void flush_gathered(server_t *srv)

@@ -131,7 +131,8 @@ static int skip_iov(struct iovec **iov, int n, size_t skip)
 static int frame_iov(const frame_t *f, struct iovec *iov)
 {
 	int n = 0;
-	iov[n++] = (struct iovec){(void *)f->header, f->header_len};
+	if (f->header_len)
+		iov[n++] = (struct iovec){(void *)f->header, f->header_len};
 	if (f->copied)
 		iov[n++] = (struct iovec){(void *)f->body, f->copied};
 	for (int i = 0; i < 2; i++)
