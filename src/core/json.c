@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "core/utf8.h"
 #include "core/verb.h"
+#include "core/zalloc.h"
 
 /* Values are carved from chunks that double in size, so a small message costs one or two
  * allocations and a huge one stays linear. */
@@ -513,7 +514,7 @@ int hermes_json_parse_bounded(const char *text, size_t len, int max_depth, size_
 	if (max_depth < 1)
 		max_depth = 1;
 	parser_t ps = { text, len, NULL, NULL, NULL, 0, err, 0, max_values };
-	ps.doc = calloc(1, sizeof *ps.doc);
+	ps.doc = hermes_zalloc(sizeof *ps.doc);
 	/* A decoded string or number, with its NUL, never takes more bytes than its text (a string
 	 * loses its two quotes; a number is followed by a delimiter or the end): len + 1 bytes hold
 	 * them all. Pages never written to cost nothing. */

@@ -11,6 +11,7 @@
 
 #include "core/executor.h"
 #include "core/verb.h"
+#include "core/zalloc.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/log.h"
 #include "rpc/state.h"
@@ -179,7 +180,7 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
                            const hermes_json_t *params, const hermes_verb_answer_t *answer,
                            const char *progress_token, size_t progress_token_len)
 {
-	request_t *req = calloc(1, sizeof *req);
+	request_t *req = hermes_zalloc(sizeof *req);
 	if (req == NULL) {
 		hermes_reply_error(c, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 		return;
