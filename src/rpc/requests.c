@@ -271,10 +271,11 @@ static size_t queued(server_t *srv)
  * worker and its reply on to the writer cost more than the call (at 64 in flight, a quarter of
  * the server's time went to waking threads), and one run before the next is read reuses the
  * blocks the last one freed (run at the end of the read, 64 of them held each kind of block at
- * once, past malloc's per-thread cache). Their replies are gathered and flushed from here
- * (stdio: one writev() for what the pipe takes, the rest by the writer); the reply of the only
- * request in flight is sent as it is made (hermes_inflight_done). Only while the replies waiting
- * leave room: past that the calls go to the pool, whose workers wait for the client. */
+ * once, past malloc's per-thread cache). Their replies are gathered and flushed from here at the
+ * end of the read, or every FLUSH_EVERY (stdio: one writev() for what the pipe takes, the rest
+ * by the writer): one request at a time is written at once too, with no hand-off. Only while the
+ * replies waiting leave room: past that the calls go to the pool, whose workers wait for the
+ * client. */
 static bool run_here(server_t *srv, request_t *req)
 {
 	if (queued(srv) >= HERMES_SERVER_MAX_QUEUED_BYTES / 2)

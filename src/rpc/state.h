@@ -230,8 +230,7 @@ void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_de
                            const hermes_json_t *params, const hermes_verb_answer_t *answer,
                            const char *progress_token, size_t progress_token_len);
 /* After a read from the client: writes out the replies of the INSTANT calls it ran (no hand-off
- * to a worker and back); one that came alone with nothing else in flight was sent as it was
- * made. */
+ * to a worker and back, for one request or many). */
 void hermes_requests_flush(server_t *srv);
 
 /* ---- inflight.c: the in-flight list, its count, and what happens when it empties ------------ */
