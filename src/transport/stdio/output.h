@@ -27,10 +27,10 @@ bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms);
 size_t hermes_output_queued(hermes_output_t *out);
 /* Queues a message body framed for mode; takes ownership of its pieces (and clears *r). flags
  * (HERMES_OUTPUT_*): with WRITE_THROUGH (the worker of the only request in flight) the calling
- * thread writes it itself when nothing is queued,
- * saving the hand-off to the writer thread, but only what the output takes at once (a regular
- * file, or a pipe through a non-blocking description of its own): what a pipe does not take is
- * left to the writer thread, so the caller never waits for the client. With GATHER it is queued
+ * thread writes it itself when nothing is queued, saving the hand-off to the writer thread, but
+ * only what the output takes at once (a regular file, or a pipe through a non-blocking
+ * description of its own): what a pipe does not take is left to the writer thread, so the caller
+ * never waits for the client. With GATHER it is queued
  * without waking the writer, for hermes_output_flush_here: the replies of a run of quick
  * requests go out in one writev() (the reader's instant calls, one or many). */
 enum { HERMES_OUTPUT_WRITE_THROUGH = 1, HERMES_OUTPUT_GATHER = 2 };
