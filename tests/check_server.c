@@ -100,6 +100,64 @@ START_TEST(ndjson_every_split)
 }
 END_TEST
 
+/* A sink that pauses the framer after every message, as the reader does when the session has
+ * no room for more. */
+typedef struct {
+	record_t r;
+	hermes_framer_t *f;
+} pausing_t;
+
+static void pause_message(void *ctx, char *body, size_t len)
+{
+	pausing_t *p = ctx;
+	rec_message(&p->r, body, len);
+	hermes_framer_pause(p->f);
+}
+
+static void pause_error(void *ctx, int code, const char *message)
+{
+	rec_error(&((pausing_t *)ctx)->r, code, message);
+}
+
+START_TEST(feed_stops_after_a_paused_message)
+{
+	const char *texts[] = {
+		MSG "\n\n" MSG "\n" MSG "\n",
+		"Content-Length: 37\r\n\r\n" MSG "Content-Length: 37\r\n\r\n" MSG
+		"Content-Length: 0\r\n\r\nContent-Length: 37\r\n\r\n" MSG,
+	};
+	for (int i = 0; i < 2; i++) {
+		hermes_framer_t f;
+		pausing_t p = {.f = &f};
+		hermes_frame_sink_t sink = {pause_message, pause_error, &p};
+		hermes_framer_init(&f, HERMES_FRAMING_AUTO, 0);
+		const char *t = texts[i];
+		size_t len = strlen(t), at = 0;
+		int feeds = 0;
+		while (at < len) {
+			int before = p.r.n;
+			size_t used = hermes_framer_feed(&f, t + at, len - at, &sink);
+			ck_assert_uint_gt(used, 0);
+			ck_assert_uint_le(used, len - at);
+			/* one message a feed at most, and a feed that stopped short stopped at one */
+			ck_assert_int_le(p.r.n - before, 1);
+			if (at + used < len)
+				ck_assert_int_eq(p.r.n - before, 1);
+			at += used;
+			feeds++;
+		}
+		hermes_framer_eof(&f, &sink);
+		hermes_framer_clear(&f);
+		int want = i == 0 ? 3 : 4;
+		ck_assert_int_eq(p.r.n, want);
+		ck_assert_int_ge(feeds, want);
+		for (int k = 0; k < want; k++)
+			ck_assert_str_eq(p.r.items[k], i == 1 && k == 2 ? "M:" : "M:" MSG);
+		rec_clear(&p.r);
+	}
+}
+END_TEST
+
 START_TEST(broken_header_resyncs)
 {
 	const char *cases[] = {
@@ -398,6 +456,7 @@ static Suite *server_suite(void)
 	TCase *t = tcase_create("framing");
 	tcase_add_test(t, content_length_every_split);
 	tcase_add_test(t, ndjson_every_split);
+	tcase_add_test(t, feed_stops_after_a_paused_message);
 	tcase_add_test(t, broken_header_resyncs);
 	tcase_add_test(t, oversized_is_skipped);
 	tcase_add_test(t, eof_mid_message);

@@ -305,18 +305,23 @@ START_TEST(instant_calls_of_a_read_are_gathered)
 		         "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"fs.exists\",\"params\":{\"path\":\"a\"}}", 20 + i);
 		hermes_session_message(session, &chan_b.ch, strdup(text), strlen(text));
 	}
+	/* run at once, in order, on the reader (no worker: nothing to wait for), their replies
+	 * gathered: sent for the transport to hold, not flushed until the read ends */
 	pthread_mutex_lock(&lock);
-	int before = chan_b.n;
+	ck_assert_int_eq(chan_b.n, 3);
+	ck_assert_int_eq(chan_b.flushes, 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(chan_b.flags[i] & (HERMES_SEND_GATHER | HERMES_SEND_ALONE),
+		                  HERMES_SEND_GATHER);
 	pthread_mutex_unlock(&lock);
-	ck_assert_int_eq(before, 0); /* held until the read ends */
 	hermes_session_read_end(session);
 	for (int i = 0; i < 3; i++) {
 		cJSON *r = nth(&chan_b, i + 1);
-		ck_assert_int_eq(id_of(r), 20 + i); /* run in order, on the reader */
+		ck_assert_int_eq(id_of(r), 20 + i);
 		cJSON_Delete(r);
 	}
 	pthread_mutex_lock(&lock);
-	ck_assert_int_ge(chan_b.flushes, 1);
+	ck_assert_int_eq(chan_b.flushes, 1);
 	pthread_mutex_unlock(&lock);
 	stop();
 }

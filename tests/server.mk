@@ -27,6 +27,7 @@ SERVER_PY_TESTS = \
 	tests/server_jsontestsuite.py \
 	tests/server_shutdown_order.py \
 	tests/server_backpressure.py \
+	tests/server_flood.py \
 	tests/mcp_protocol.py \
 	tests/concurrent_edits.py \
 	tests/edit_races.py \

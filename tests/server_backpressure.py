@@ -2,7 +2,8 @@
 # without bound: once it holds too much (requests in flight, replies unread, results being built;
 # see src/session/session.h), the server stops reading its input and starting requests until the
 # client reads. Its memory stays under 64 MiB (128 MiB with 64 big fs.readFile results, through
-# either protocol), and nothing is lost: every request is answered once the client reads.
+# either protocol), and nothing is lost: every request is answered once the client reads. The
+# flood of a million instant requests is tests/server_flood.py's.
 import os
 import re
 import subprocess
@@ -82,26 +83,11 @@ def flood_run(method, params, N):
               "once each" % (method, peak[0] / 1024, quiet / 1024, N))
 
 
-def test_a_client_that_does_not_read_cannot_grow_the_server():
-    # fs.exists is instant: the reader thread runs it and stops once the replies waiting pass
-    # half their bound
-    flood("fs.exists", '{"path":"x"}')
-
-
-def test_nor_with_requests_run_by_workers():
-    # fs.readRange is not: it goes to a worker, which does not start while the replies are over
-    # their bound, and the reader stops at the bound of requests in flight
+def test_requests_run_by_workers():
+    # fs.readRange is not instant: it goes to a worker, which does not start while the replies
+    # are over their bound, and the reader stops at the bound of requests in flight (the flood of
+    # instant fs.exists is tests/server_flood.py's)
     flood("fs.readRange", '{"path":"x","startLine":1,"endLine":2}')
-
-
-def test_a_million_requests_stay_under_the_bound():
-    # every allocation the flood makes counts: the replies, the messages, and what the threads'
-    # allocator keeps (see PROTOCOL.md, Memory)
-    flood("fs.exists", '{"path":"x"}', n=1000000)
-
-
-def test_a_million_requests_while_the_machine_is_loaded():
-    flood("fs.exists", '{"path":"x"}', n=1000000, load=2)
 
 
 BIG_RESULTS_KIB = 128 * 1024

@@ -386,7 +386,7 @@ static hermes_outcome_t execute_json(hermes_executor_t *ex, const char *verb,
 {
 	hermes_error_t e;
 	const hermes_json_t *arguments = json;
-	memset(&e, 0, sizeof e);
+	hermes_error_clear(&e);
 
 	if (json && !within_limit(ex, json->end - json->start, &e))
 		return invalid(&e, flags, out, err);

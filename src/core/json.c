@@ -2,6 +2,7 @@
  * builds the tree; iterative, bounded depth, linear-time duplicate-key marking. */
 #include "config.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "core/json.h"
 #include "core/utf8.h"
 #include "core/verb.h"
+#include "core/zalloc.h"
 
 /* Values are carved from chunks that double in size, so a small message costs one or two
  * allocations and a huge one stays linear. */
@@ -24,7 +26,7 @@ typedef struct chunk {
 
 struct hermes_json_doc {
 	hermes_json_t *root;
-	size_t bytes;  /* allocated for it: the strings block and the value chunks */
+	size_t bytes;  /* allocated for it: its blocks as malloc sized them, and their overhead */
 	char *strings; /* every decoded string, key and number text, NUL-terminated, back to back */
 	chunk_t *chunks;
 };
@@ -94,14 +96,16 @@ static hermes_json_t *new_value(parser_t *ps)
 		return NULL;
 	chunk_t *c = ps->doc->chunks;
 	if (c == NULL || c->used == c->cap) {
-		size_t cap = c ? (c->cap < 65536 ? c->cap * 2 : c->cap) : 16;
+		/* the first chunk holds a small message whole (a JSON-RPC request: six values) and stays
+		 * under 1 KiB, where malloc's per-thread cache serves it (16 values took its slow path) */
+		size_t cap = c ? (c->cap < 65536 ? c->cap * 2 : c->cap) : 8;
 		chunk_t *n = malloc(sizeof *n + cap * sizeof n->values[0]);
 		if (n == NULL)
 			return NULL;
 		n->next = c;
 		n->used = 0;
 		n->cap = cap;
-		ps->doc->bytes += sizeof *n + cap * sizeof n->values[0];
+		ps->doc->bytes += malloc_usable_size(n) + 16; /* 16: malloc's own header, rounding */
 		ps->doc->chunks = c = n;
 	}
 	hermes_json_t *v = &c->values[c->used++];
@@ -343,9 +347,10 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 {
 	const char *t = ps->t;
 	size_t len = ps->len;
-	frame_t *stack = malloc((size_t)max_depth * sizeof *stack + 1);
-	if (stack == NULL)
-		return out_of_memory(ps);
+	/* The first levels on the C stack: nearly every text is shallow, and a block for the whole
+	 * max_depth (8 KiB for a JSON-RPC message) cost a slow malloc on every parse. */
+	frame_t shallow[32];
+	frame_t *stack = shallow;
 	int depth = 0, rc = -1;
 	const char *key = NULL;
 	size_t key_len = 0;
@@ -394,6 +399,15 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 					snprintf(ps->err->message, sizeof ps->err->message,
 					         "JSON nesting deeper than %d levels", max_depth);
 				goto out;
+			}
+			if (stack == shallow && depth == (int)(sizeof shallow / sizeof shallow[0])) {
+				frame_t *deep = malloc((size_t)max_depth * sizeof *deep);
+				if (deep == NULL) {
+					rc = out_of_memory(ps);
+					goto out;
+				}
+				memcpy(deep, shallow, sizeof shallow);
+				stack = deep;
 			}
 			v->type = c == '{' ? HERMES_JSON_OBJECT : HERMES_JSON_ARRAY;
 			stack[depth].node = v;
@@ -478,7 +492,8 @@ static int parse(parser_t *ps, int max_depth, size_t *end)
 out:
 	if (rc != 0)
 		*end = p;
-	free(stack);
+	if (stack != shallow)
+		free(stack);
 	return rc;
 }
 
@@ -499,7 +514,7 @@ int hermes_json_parse_bounded(const char *text, size_t len, int max_depth, size_
 	if (max_depth < 1)
 		max_depth = 1;
 	parser_t ps = { text, len, NULL, NULL, NULL, 0, err, 0, max_values };
-	ps.doc = calloc(1, sizeof *ps.doc);
+	ps.doc = hermes_zalloc(sizeof *ps.doc);
 	/* A decoded string or number, with its NUL, never takes more bytes than its text (a string
 	 * loses its two quotes; a number is followed by a delimiter or the end): len + 1 bytes hold
 	 * them all. Pages never written to cost nothing. */
@@ -509,7 +524,7 @@ int hermes_json_parse_bounded(const char *text, size_t len, int max_depth, size_
 		return out_of_memory(&ps);
 	}
 	ps.s = ps.doc->strings;
-	ps.doc->bytes = sizeof *ps.doc + len + 1;
+	ps.doc->bytes = malloc_usable_size(ps.doc) + malloc_usable_size(ps.doc->strings) + 2 * 16;
 	int rc = parse(&ps, max_depth, end);
 	free(ps.table);
 	if (rc != 0) {

@@ -7,6 +7,7 @@ libhermes_core_la_SOURCES = \
 	src/core/executor.h \
 	src/core/idl.h \
 	src/core/document.h \
+	src/core/zalloc.h \
 	src/core/buf.c src/core/buf.h \
 	src/core/base64.c src/core/base64.h \
 	src/core/dl.c src/core/dl.h \

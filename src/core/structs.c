@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "core/desc.h"
+#include "core/zalloc.h"
 
 static void *at(void *obj, size_t off)
 {
@@ -67,7 +68,7 @@ void hermes_struct_free(const hermes_type_desc_t *desc, void *obj)
 
 void *hermes_struct_new(const hermes_type_desc_t *desc)
 {
-	void *obj = calloc(1, desc->size);
+	void *obj = hermes_zalloc(desc->size); /* every call of a server makes two */
 	if (obj && desc->is_result)
 		((hermes_result_common_t *)obj)->succeeded = true;
 	return obj;

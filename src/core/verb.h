@@ -80,6 +80,15 @@ bool hermes_call_hold_memory(const hermes_call_t *call, size_t bytes);
 void hermes_cancel_request_urgent(hermes_cancel_t *cancel);
 bool hermes_cancel_urgent(const hermes_cancel_t *cancel);
 
+/* Empties err: no code, no position, empty field and message. Cheaper than a memset of its 5 KB
+ * (three of those were a fifth of an fs.exists on the server's reading thread). */
+static inline void hermes_error_clear(hermes_error_t *err)
+{
+	err->code = HERMES_E_NONE;
+	err->line = err->column = 0;
+	err->field[0] = err->message[0] = '\0';
+}
+
 /* Sets err (if not NULL): code and formatted message; line, column and field cleared. */
 void hermes_error_set(hermes_error_t *err, hermes_errcode_t code, const char *fmt, ...)
 	HERMES_PRINTF(3, 4);

@@ -69,7 +69,8 @@ void hermes_inflight_done(server_t *srv, request_t *req, hermes_reply_t *r)
 {
 	pthread_mutex_lock(&srv->lock);
 	bool silent = req->silent;
-	bool alone = srv->active_count == 1;
+	/* (a gathered reply is flushed by the reader anyway, once the calls of its read are run) */
+	bool alone = srv->active_count == 1 && !(req->send_flags & HERMES_SEND_GATHER);
 	pthread_mutex_unlock(&srv->lock);
 	if (req->id == NULL || silent)
 		hermes_reply_clear(r); /* no answer: its batch slot (if any) settles empty */

@@ -2,6 +2,7 @@
  * frees its text and tree, and tells the session how much room that made. */
 #include <config.h>
 
+#include <malloc.h>
 #include <stdlib.h>
 
 #include "rpc/message.h"
@@ -15,7 +16,9 @@ message_t *hermes_message_new(char *body, size_t len, hermes_json_doc_t *doc,
 	m->body = body;
 	m->len = len;
 	m->doc = doc;
-	m->bytes = sizeof *m + len + 1 + hermes_json_doc_bytes(doc);
+	/* what the blocks really take (a line read in pieces sits in a buffer grown by doubling) */
+	m->bytes = malloc_usable_size(m) + malloc_usable_size(body) + 2 * 16 +
+	           hermes_json_doc_bytes(doc);
 	m->freed = freed;
 	m->ctx = ctx;
 	atomic_init(&m->refs, 1);

@@ -90,7 +90,6 @@ typedef struct request {
 	bool started, cancel_requested; /* session lock */
 	bool silent;                    /* cancelled by an MCP notification: never answered */
 	unsigned send_flags;            /* HERMES_SEND_GATHER while the reader runs it */
-	struct request *deferred_next;  /* the reader's list of requests not yet handed over */
 } request_t;
 
 /* What a protocol module gives the core: its method table (ended by a row with name NULL), the
@@ -151,8 +150,10 @@ typedef struct server {
 	bool gone_seen;                 /* client_gone was handled */
 	int64_t grace_end;              /* when the work still running is cancelled; -1: not yet */
 	bool grace_over;
-	bool collecting;                /* requests are being read: defer INSTANT ones (requests.c) */
-	request_t *deferred, **deferred_tail;
+	bool collecting;                /* requests are being read: INSTANT ones run here (requests.c) */
+	hermes_channel_t *gathered[8];  /* the channels holding replies gathered since the last
+	                                   flush (held), and how many calls made them */
+	int n_gathered, gathered_calls;
 	int exit_status;                /* -1 while still running */
 
 	/* MCP (reader thread only, but the log level) */
@@ -222,14 +223,14 @@ void hermes_dispatch_handoff(server_t *srv, call_t *c, hermes_protocol_t to);
 /* ---- requests.c: verb calls run on the pool ------------------------------------------------ */
 /* Hands a verb call to the pool: params are its arguments (verb NULL: params is an envelope,
  * answered the protocol's way by answer; progress_token: raw JSON text (copied), or NULL. While
- * srv->collecting, an INSTANT call waits on srv->deferred for hermes_requests_flush. */
+ * srv->collecting (the reader thread, between read_begin and read_end), an INSTANT call runs
+ * right here instead, while the replies waiting leave room: its reply is gathered for
+ * hermes_requests_flush. */
 void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_desc *verb,
                            const hermes_json_t *params, const hermes_verb_answer_t *answer,
                            const char *progress_token, size_t progress_token_len);
-/* After a read from the client: the INSTANT calls it held run right here on the reader thread,
- * while the replies waiting leave room (no hand-off to a worker and back), their replies gathered
- * and flushed from here; one that came alone with nothing else in flight is sent as it is
- * made. Past the room, the deferred calls go to the pool. */
+/* After a read from the client: writes out the replies of the INSTANT calls it ran (no hand-off
+ * to a worker and back, for one request or many). */
 void hermes_requests_flush(server_t *srv);
 
 /* ---- inflight.c: the in-flight list, its count, and what happens when it empties ------------ */

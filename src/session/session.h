@@ -196,9 +196,9 @@ void hermes_session_message(hermes_session_t *s, hermes_channel_t *ch, char *bod
  * answered on ch with id null. */
 void hermes_session_frame_error(hermes_session_t *s, hermes_channel_t *ch, int code,
                                 const char *message);
-/* Brackets the messages of one read: the INSTANT verb calls among them are held and run together
- * at read_end on the calling thread (their replies sent with HERMES_SEND_GATHER, then flushed),
- * while the channels' queued replies leave room; past that they go to the pool. */
+/* Brackets the messages of one read: the INSTANT verb calls among them run on the calling thread
+ * as they come, while the channels' queued replies leave room (past that they go to the pool);
+ * their replies are sent with HERMES_SEND_GATHER and flushed at read_end (and every 64). */
 void hermes_session_read_begin(hermes_session_t *s);
 void hermes_session_read_end(hermes_session_t *s);
 

@@ -2,7 +2,9 @@
  * framer (Content-Length headers or lines, in two pieces at a place the input chooses), each
  * message read by the bounded JSON reader and classified as a JSON-RPC request, notification,
  * response or invalid message, batch elements included. Nothing may crash, hang or leak, a
- * message is never longer than the limit, and a classified request has what it needs. */
+ * message is never longer than the limit, and a classified request has what it needs. Half the
+ * inputs are fed as the server's reader feeds them when it has no room for more: the sink pauses
+ * the framer after every message, and the rest of the read is fed again until it is consumed. */
 #include "config.h"
 
 #include <stdio.h>
@@ -31,9 +33,15 @@ static void classify(const hermes_json_t *obj, const char *text)
 	hermes_rpc_message_clear(&m);
 }
 
+static hermes_framer_t *pausing; /* set: the sink pauses this framer after every message */
+static int delivered;
+
 static void on_message(void *ctx, char *body, size_t len)
 {
 	(void)ctx;
+	delivered++;
+	if (pausing)
+		hermes_framer_pause(pausing);
 	FUZZ_ASSERT(len <= MAX_MESSAGE && body[len] == '\0');
 	hermes_json_doc_t *doc = NULL;
 	size_t end;
@@ -56,6 +64,20 @@ static void on_error(void *ctx, int code, const char *message)
 	FUZZ_ASSERT((code == -32700 || code == -32600) && message[0] != '\0');
 }
 
+/* Feeds all of text, again after every pause: a feed that stopped short stopped after a message
+ * (one), and every feed consumes something. */
+static void feed(hermes_framer_t *f, const char *text, size_t n, const hermes_frame_sink_t *sink)
+{
+	while (n > 0) {
+		int before = delivered;
+		size_t used = hermes_framer_feed(f, text, n, sink);
+		FUZZ_ASSERT(used > 0 && used <= n);
+		FUZZ_ASSERT(used == n || (pausing && delivered == before + 1));
+		text += used;
+		n -= used;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
@@ -70,9 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	hermes_framer_t f;
 	hermes_framer_init(&f, mode, MAX_MESSAGE);
 	hermes_frame_sink_t sink = {on_message, on_error, NULL};
-	hermes_framer_feed(&f, text, cut, &sink);
-	hermes_framer_feed(&f, text + cut, size - cut, &sink);
+	pausing = size % 2 ? &f : NULL;
+	feed(&f, text, cut, &sink);
+	feed(&f, text + cut, size - cut, &sink);
 	hermes_framer_eof(&f, &sink);
+	pausing = NULL;
 	hermes_framer_clear(&f);
 	return 0;
 }

@@ -213,10 +213,12 @@ static void retry_in_line(hermes_framer_t *f, const hermes_frame_sink_t *sink)
 	}
 }
 
-void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const hermes_frame_sink_t *sink)
+size_t hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len,
+                          const hermes_frame_sink_t *sink)
 {
 	const char *p = buf, *end = buf + len;
-	while (p < end) {
+	f->paused = false;
+	while (p < end && !f->paused) {
 		switch (f->state) {
 		case ST_DETECT:
 			while (p < end && is_blank(*p))
@@ -233,7 +235,7 @@ void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const h
 			}
 			break;
 		case ST_HEADER:
-			while (p < end && f->state == ST_HEADER) {
+			while (p < end && f->state == ST_HEADER && !f->paused) {
 				char c = *p++;
 				if (f->header_lines == 0 && f->header_len == 0 && (c == ' ' || c == '\t'))
 					continue; /* blanks between messages */
@@ -298,6 +300,29 @@ void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const h
 				f->state = ST_LINE_SKIP;
 				break;
 			}
+			if (nl && f->body_len == 0) {
+				/* the whole line is in this read (nearly always): a block of its size */
+				const char *s = p, *e = nl;
+				p = nl + 1;
+				while (s < e && is_blank(*s))
+					s++;
+				while (e > s && is_blank(e[-1]))
+					e--;
+				if (s == e)
+					break;
+				char *body = malloc((size_t)(e - s) + 1);
+				if (body == NULL) {
+					sink->error(sink->ctx, -32603, "out of memory reading a message; it was skipped");
+					break;
+				}
+				memcpy(body, s, (size_t)(e - s));
+				drop_body(f);
+				f->body = body;
+				f->body_len = (size_t)(e - s);
+				f->body_cap = f->body_len + 1;
+				deliver(f, sink);
+				break;
+			}
 			if (f->body_len + n + 1 > f->body_cap) {
 				size_t cap = f->body_cap ? f->body_cap : 256;
 				while (cap < f->body_len + n + 1)
@@ -345,6 +370,7 @@ void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const h
 		}
 		}
 	}
+	return (size_t)(p - buf);
 }
 
 void hermes_framer_eof(hermes_framer_t *f, const hermes_frame_sink_t *sink)

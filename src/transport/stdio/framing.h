@@ -4,6 +4,7 @@
 #ifndef HERMES_SERVER_FRAMING_H
 #define HERMES_SERVER_FRAMING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,13 +35,23 @@ typedef struct hermes_framer {
 	size_t body_len, body_cap;
 	uint64_t skip;           /* bytes still to discard of an oversized body */
 	uint64_t messages;       /* statistics: messages handed on */
+	bool paused;             /* the sink asked for no more messages (hermes_framer_pause) */
 } hermes_framer_t;
 
 void hermes_framer_init(hermes_framer_t *f, hermes_framing_t mode, int64_t max_message_bytes);
 /* Frees any partial message. */
 void hermes_framer_clear(hermes_framer_t *f);
-/* Consumes all len bytes, calling the sink for every complete message or broken frame. */
-void hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len, const hermes_frame_sink_t *sink);
+/* Consumes the len bytes, calling the sink for every complete message or broken frame, until all
+ * are consumed or the sink paused the framer (hermes_framer_pause): returns the bytes consumed,
+ * the caller feeds the rest later. */
+size_t hermes_framer_feed(hermes_framer_t *f, const char *buf, size_t len,
+                          const hermes_frame_sink_t *sink);
+/* Called by the sink: hermes_framer_feed returns after the message just handed on (the reader
+ * has no room for more: its bounds are looked at after every message, not every read). */
+static inline void hermes_framer_pause(hermes_framer_t *f)
+{
+	f->paused = true;
+}
 /* End of input: a message cut short is reported (an unterminated last NDJSON line is a message). */
 void hermes_framer_eof(hermes_framer_t *f, const hermes_frame_sink_t *sink);
 

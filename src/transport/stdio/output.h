@@ -26,17 +26,18 @@ bool hermes_output_wait_room(hermes_output_t *out, size_t max, int timeout_ms);
 /* Memory held by replies queued and not yet written, in bytes (any thread). */
 size_t hermes_output_queued(hermes_output_t *out);
 /* Queues a message body framed for mode; takes ownership of its pieces (and clears *r). flags
- * (HERMES_OUTPUT_*): with WRITE_THROUGH (the reader running a lone instant request, or the worker
- * of the only request in flight) the calling thread writes it itself when nothing is queued and
- * the output has room for all of it (a regular file, or a pipe with the space free: it cannot
- * block), saving the hand-off to the writer thread; with GATHER it is queued without waking the
- * writer, for hermes_output_flush_here: the replies of a run of quick requests go out in one
- * writev(). */
+ * (HERMES_OUTPUT_*): with WRITE_THROUGH (the worker of the only request in flight) the calling
+ * thread writes it itself when nothing is queued, saving the hand-off to the writer thread, but
+ * only what the output takes at once (a regular file, or a pipe through a non-blocking
+ * description of its own): what a pipe does not take is left to the writer thread, so the caller
+ * never waits for the client. With GATHER it is queued
+ * without waking the writer, for hermes_output_flush_here: the replies of a run of quick
+ * requests go out in one writev() (the reader's instant calls, one or many). */
 enum { HERMES_OUTPUT_WRITE_THROUGH = 1, HERMES_OUTPUT_GATHER = 2 };
 void hermes_output_send(hermes_output_t *out, hermes_framing_t mode, hermes_reply_t *r,
                         unsigned flags);
-/* Writes everything queued when the output is idle and has room for all of it (it cannot
- * block); otherwise wakes the writer thread to do it. */
+/* Writes what the output takes at once of the replies queued when the writer thread is idle
+ * (never waiting for the client), and wakes the writer thread for the rest. */
 void hermes_output_flush_here(hermes_output_t *out);
 /* Writes what is queued, then stops the writer. Gives up if the client has read nothing for
  * stall_seconds (then the thread is left blocked and the output not freed; returns false). */

@@ -30,7 +30,12 @@ typedef struct stdio_transport {
 	int wake[2];                     /* self-pipe: signals, output trouble, room, work all done */
 	atomic_bool output_broken;
 	int signals_handled;
+	char *buf;                       /* the last read from stdin; READ_SIZE bytes */
+	size_t pend_off, pend_len;       /* what of it is still to be framed (the session had no
+	                                    room for more after a message) */
 } stdio_t;
+
+enum { READ_SIZE = 65536 };
 
 /* Signal handlers can only reach globals; there is one server per process. */
 static volatile sig_atomic_t signals_seen;
@@ -121,6 +126,9 @@ static void feed_message(void *ctx, char *body, size_t len)
 {
 	stdio_t *t = ctx;
 	hermes_session_message(t->session, &t->channel, body, len);
+	/* the bounds are looked at after every message: a read holds up to a thousand small ones */
+	if (!hermes_session_may_read(t->session))
+		hermes_framer_pause(&t->framer);
 }
 
 static void feed_error(void *ctx, int code, const char *message)
@@ -213,20 +221,30 @@ static void handle_signals(stdio_t *t)
 	t->signals_handled = seen;
 }
 
-/* Reads what stdin has and frames it; at its end, finishes the last message. */
-static void read_input(stdio_t *t, int in, char *buf, size_t size, const hermes_frame_sink_t *sink)
+/* Frames what is left of the last read, or reads what stdin has and frames it, until the
+ * session has no room for more; at the end of input, finishes the last message. */
+static void read_input(stdio_t *t, int in, const hermes_frame_sink_t *sink)
 {
-	ssize_t r = buf ? read(in, buf, size) : -1;
-	if (r > 0) {
-		hermes_session_read_begin(t->session);
-		hermes_framer_feed(&t->framer, buf, (size_t)r, sink);
-		hermes_session_read_end(t->session);
-	} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
-		if (r < 0)
-			hermes_log(HERMES_LOG_ERROR, "reading stdin: %s", strerror(errno));
-		hermes_framer_eof(&t->framer, sink);
-		hermes_session_eof(t->session);
+	if (t->pend_len == 0) {
+		ssize_t r = t->buf ? read(in, t->buf, READ_SIZE) : -1;
+		if (r < 0 && t->buf && (errno == EINTR || errno == EAGAIN))
+			return;
+		if (r <= 0) {
+			if (r < 0)
+				hermes_log(HERMES_LOG_ERROR, "reading stdin: %s",
+				           t->buf ? strerror(errno) : "no memory for a buffer");
+			hermes_framer_eof(&t->framer, sink);
+			hermes_session_eof(t->session);
+			return;
+		}
+		t->pend_off = 0;
+		t->pend_len = (size_t)r;
 	}
+	hermes_session_read_begin(t->session);
+	size_t used = hermes_framer_feed(&t->framer, t->buf + t->pend_off, t->pend_len, sink);
+	t->pend_off += used;
+	t->pend_len -= used;
+	hermes_session_read_end(t->session);
 }
 
 /* The reader loop: stdin, the self-pipe, signals, until the session is over. */
@@ -234,13 +252,13 @@ static void serve(stdio_t *t, int in)
 {
 	hermes_session_t *s = t->session;
 	hermes_frame_sink_t sink = {feed_message, feed_error, t};
-	enum { READ_SIZE = 65536 };
-	char *buf = malloc(READ_SIZE);
+	t->buf = malloc(READ_SIZE);
 	int timeout;
 	while (!hermes_session_finished(s, &timeout)) {
 		bool reading = hermes_session_may_read(s);
+		bool pending = reading && t->pend_len > 0; /* framed without waiting for stdin */
 		struct pollfd p[2] = {{t->wake[0], POLLIN, 0}, {in, POLLIN, 0}};
-		if (poll(p, reading ? 2 : 1, timeout) < 0) {
+		if (poll(p, reading && !pending ? 2 : 1, pending ? 0 : timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			hermes_log(HERMES_LOG_ERROR, "poll: %s", strerror(errno));
@@ -254,10 +272,12 @@ static void serve(stdio_t *t, int in)
 		handle_signals(t);
 		if (atomic_load(&t->output_broken)) /* the client closed its end of our output */
 			hermes_session_client_gone(s);
-		if (reading && hermes_session_open(s) && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			read_input(t, in, buf, READ_SIZE, &sink);
+		if (reading && hermes_session_open(s) &&
+		    (pending || (p[1].revents & (POLLIN | POLLHUP | POLLERR))))
+			read_input(t, in, &sink);
 	}
-	free(buf);
+	free(t->buf);
+	t->buf = NULL;
 }
 
 int hermes_server_run(const hermes_server_options_t *opts)
