@@ -14,26 +14,12 @@ import sys
 import tempfile
 import time
 
+from lsp_direct import FAKE_SERVER_IO
 from server_lib import HERMES, Server, check, expect_result, run_tests
 
-FAKE = r'''
+FAKE = FAKE_SERVER_IO + r'''
 import json, os, re, sys
 from urllib.parse import unquote
-def read():
-    headers = {}
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line == b"\r\n":
-            break
-        k, v = line.decode().split(":", 1)
-        headers[k.strip().lower()] = v.strip()
-    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
-def send(msg):
-    body = json.dumps(msg).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    sys.stdout.buffer.flush()
 def publish(uri, version, text):
     if "CRASH" in text:
         os._exit(3)

@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 
+from lsp_direct import FAKE_SERVER_IO
 from server_lib import HERMES, Server, check, expect_result, pid_alive, run_tests, wait_gone
 
 # A language server on stdio: answers initialize, documentSymbol (one function on line 1, named
@@ -19,23 +20,8 @@ from server_lib import HERMES, Server, check, expect_result, pid_alive, run_test
 # definition (line 1 of the same file); on hover at line 2 it exits at once (a crash mid-request),
 # on hover at line 3 it never answers and writes the id of the $/cancelRequest it gets to
 # cancelled.txt in its working directory (the workspace root).
-FAKE = r'''
+FAKE = FAKE_SERVER_IO + r'''
 import json, os, sys
-def read():
-    headers = {}
-    while True:
-        line = sys.stdin.buffer.readline()
-        if not line:
-            sys.exit(0)
-        if line == b"\r\n":
-            break
-        k, v = line.decode().split(":", 1)
-        headers[k.strip().lower()] = v.strip()
-    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
-def send(msg):
-    body = json.dumps(msg).encode()
-    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    sys.stdout.buffer.flush()
 sys.stderr.write("fake server up\n"); sys.stderr.flush()
 rng = lambda l, c, e: {"start": {"line": l, "character": c}, "end": {"line": l, "character": e}}
 texts = {}

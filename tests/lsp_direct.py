@@ -8,6 +8,26 @@ import time
 
 from server_lib import check
 
+# The framing half of a scripted language server (a Python program the tests write out and name
+# with --lsp-server): read() takes one Content-Length message from stdin (exits at its end),
+# send(msg) writes one to stdout.
+FAKE_SERVER_IO = r'''import json, sys
+def read():
+    headers = {}
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        if line == b"\r\n":
+            break
+        k, v = line.decode().split(":", 1)
+        headers[k.strip().lower()] = v.strip()
+    return json.loads(sys.stdin.buffer.read(int(headers["content-length"])))
+def send(msg):
+    body = json.dumps(msg).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+'''
 
 
 def lsp_loc(l, ws):

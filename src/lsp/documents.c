@@ -184,6 +184,19 @@ int hermes_lsp_open_documents(hermes_lsp_client_t *c, char ***out, size_t *count
 	return 0;
 }
 
+/* With c->lock held: waits on c->cond for at most 50 ms; false (nothing waited) once the server
+ * is dead, the deadline has passed or the call is cancelled. */
+static bool wait_a_while(hermes_lsp_client_t *c, int64_t deadline, const hermes_cancel_t *cancel)
+{
+	int64_t now = hermes_lsp_now_ms();
+	if (c->dead || now >= deadline || hermes_cancel_requested(cancel))
+		return false;
+	int64_t until = now + (deadline - now < 50 ? deadline - now : 50);
+	struct timespec ts = {until / 1000, (until % 1000) * 1000000};
+	pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+	return true;
+}
+
 char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeout_ms,
                              const hermes_cancel_t *cancel)
 {
@@ -196,12 +209,8 @@ char *hermes_lsp_diagnostics(hermes_lsp_client_t *c, const char *uri, int timeou
 			out = strdup(d->diagnostics);
 			break;
 		}
-		int64_t now = hermes_lsp_now_ms();
-		if (c->dead || now >= deadline || hermes_cancel_requested(cancel))
+		if (!wait_a_while(c, deadline, cancel))
 			break;
-		int64_t until = now + (deadline - now < 50 ? deadline - now : 50);
-		struct timespec ts = {until / 1000, (until % 1000) * 1000000};
-		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return out;
@@ -227,12 +236,8 @@ int hermes_lsp_diagnostics_of(hermes_lsp_client_t *c, const char *uri, const cha
 				rc = 0;
 			break;
 		}
-		int64_t now = hermes_lsp_now_ms();
-		if (c->dead || now >= deadline || hermes_cancel_requested(cancel))
+		if (!wait_a_while(c, deadline, cancel))
 			break;
-		int64_t until = now + (deadline - now < 50 ? deadline - now : 50);
-		struct timespec ts = {until / 1000, (until % 1000) * 1000000};
-		pthread_cond_timedwait(&c->cond, &c->lock, &ts);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;
