@@ -231,9 +231,12 @@ static void submit(console_t *c)
 	}
 
 	hermes_cancel_t *cancel = hermes_cancel_new();
-	hermes_console_sigint = 0;
 	hermes_console_set_running(cancel);
 	hermes_console_signals(HERMES_SIGMODE_EXECUTE, c->interactive);
+	/* A Ctrl-C since the envelope was entered (flags are cleared once dealt with) was meant for
+	 * it: it runs cancelled rather than the Ctrl-C being lost. */
+	if (hermes_console_sigint)
+		hermes_cancel_request(cancel);
 	char *result = NULL;
 	hermes_error_t err;
 	memset(&err, 0, sizeof err);

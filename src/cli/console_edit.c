@@ -81,6 +81,11 @@ static int getc_fn(EditLine *el, wchar_t *wc)
 			el_resize(el);
 			el_set(el, EL_REFRESH);
 		}
+		int w = hermes_console_wait_input(ed->in_fd, true);
+		if (w == 0)
+			continue; /* a signal: its flag is dealt with above */
+		if (w < 0)
+			return -1;
 		char c;
 		ssize_t n = read(ed->in_fd, &c, 1);
 		if (n == 0)

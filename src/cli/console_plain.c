@@ -43,6 +43,11 @@ int hermes_plain_editor_read(hermes_plain_editor_t *ed, const char *prompt, cons
 	ed->line.len = 0;
 	char chunk[4096];
 	for (;;) {
+		int w = hermes_console_wait_input(ed->in_fd, false);
+		if (w == 0)
+			return HERMES_EDITOR_INTERRUPTED;
+		if (w < 0)
+			return HERMES_EDITOR_ERROR;
 		ssize_t n = read(ed->in_fd, chunk, sizeof chunk);
 		if (n < 0 && errno == EINTR) {
 			if (hermes_console_sigint || hermes_console_sigend)

@@ -1,6 +1,9 @@
 /* cli/console_signal.c: the console's signal handler and dispositions (see console_signal.h). */
 #include "config.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -78,4 +81,32 @@ void hermes_console_signals(hermes_console_sigmode_t mode, bool interactive)
 			set(handled[i], on_signal, mode == HERMES_SIGMODE_EXECUTE ? SA_RESTART : 0);
 		}
 	}
+}
+
+int hermes_console_wait_input(int fd, bool job_flags)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < NSIGS; i++)
+		sigaddset(&block, handled[i]);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	int rc;
+	for (;;) {
+		if (hermes_console_sigint || hermes_console_sigend ||
+		    (job_flags && (hermes_console_sigwinch || hermes_console_sigtstp))) {
+			rc = 0;
+			break;
+		}
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		rc = ppoll(&p, 1, NULL, &old);
+		if (rc >= 0 || errno != EINTR) {
+			rc = rc > 0 ? 1 : rc;
+			break;
+		}
+		/* interrupted: by one of ours (its flag ends the wait) or by another signal */
+	}
+	int saved_errno = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved_errno;
+	return rc;
 }

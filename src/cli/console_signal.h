@@ -26,4 +26,10 @@ void hermes_console_signals(hermes_console_sigmode_t mode, bool interactive);
 /* Sets the token that a signal cancels (NULL: none). */
 void hermes_console_set_running(hermes_cancel_t *cancel);
 
+/* Waits until fd has input or a signal the reader must act on came: 1 readable, 0 a flag is set
+ * (SIGINT, SIGTERM, SIGHUP; with job_flags also SIGWINCH and SIGTSTP), -1 an error (errno). The
+ * flags are looked at with the signals blocked and the wait unblocks them atomically (ppoll), so
+ * a signal that comes just before the wait is never left unseen while it blocks. */
+int hermes_console_wait_input(int fd, bool job_flags);
+
 #endif
