@@ -308,11 +308,13 @@ static bool map(streamed_t *s, size_t size)
 	if (s->map && s->map_len == size)
 		return true;
 	unmap(s);
-	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED, s->fd, 0);
+	/* Populated at once (the page tables in one go, not a fault per page: 1.8x cat's time
+	 * against 1.9x to 2.1x with MADV_WILLNEED instead, README "readexec"); shared: the pages are
+	 * the page cache's, none copied. */
+	void *m = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_POPULATE, s->fd, 0);
 	if (m == MAP_FAILED)
 		return false;
 	madvise(m, size, MADV_SEQUENTIAL);
-	madvise(m, size, MADV_WILLNEED);
 	s->map = m;
 	s->map_len = size;
 	return true;
