@@ -139,7 +139,8 @@ static char *version_of(const char *rel)
 START_TEST(streamed_equals_whole)
 {
 	const size_t sizes[] = { MIB, MIB + 1, 16 * CHUNK, 16 * CHUNK + 1, 3 * MIB + 777,
-	                         4 * MIB, 5 * MIB + 777 }; /* from 4 MiB: a first pass in two parts */
+	                         4 * MIB, 5 * MIB + 777, /* from 4 MiB: a first pass in two parts */
+	                         38 * CHUNK + 5, 48 * CHUNK + 9 }; /* their split inside a sequence */
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		char *t = make_text(sizes[i]);
 		vt_put("ws/big.txt", t);
