@@ -1,6 +1,7 @@
 /* verbs/fs_read_file.c: fs.readFile, the whole of a text file: read into one buffer (what the
  * result holds), or, where the result is written out as it is encoded (hermes exec) and the file
- * is big, checked in a first pass and streamed from the file in a second. */
+ * is big, checked in a first pass and streamed from the file in a second (both from a mapping of
+ * the file where the program installed the SIGBUS guard, fs/mapguard.h: hermes exec). */
 #include <config.h>
 
 #include <errno.h>
