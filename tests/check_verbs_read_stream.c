@@ -3,19 +3,25 @@
  * then read again as it is written, each chunk compared with the first pass's. The JSON must be
  * byte for byte the JSON built whole; a file that is not text fails with none of its content
  * written; a change during either pass is caught (a retry, or a failed result, never the content
- * of one version with another's version). */
+ * of one version with another's version). The suite runs twice: with read(2), and with the file
+ * mapped, as hermes exec does once it has installed the SIGBUS guard (fs/mapguard.h), where a file
+ * cut short while mapped must fail the call (or be read again), never kill the process. */
 #include <config.h>
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/executor.h"
+#include "fs/mapguard.h"
 #include "verbs_testlib.h"
 
 #define CHUNK ((size_t)128 << 10) /* what fs_read_file.c reads at a time */
@@ -133,7 +139,8 @@ static char *version_of(const char *rel)
 START_TEST(streamed_equals_whole)
 {
 	const size_t sizes[] = { MIB, MIB + 1, 16 * CHUNK, 16 * CHUNK + 1, 3 * MIB + 777,
-	                         4 * MIB, 5 * MIB + 777 }; /* from 4 MiB: a first pass in two parts */
+	                         4 * MIB, 5 * MIB + 777, /* from 4 MiB: a first pass in two parts */
+	                         38 * CHUNK + 5, 48 * CHUNK + 9 }; /* their split inside a sequence */
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		char *t = make_text(sizes[i]);
 		vt_put("ws/big.txt", t);
@@ -470,9 +477,122 @@ START_TEST(always_changing_is_read_whole)
 }
 END_TEST
 
-static Suite *suite(void)
+/* ---- the mapped path (hermes_map_guard_on()) ------------------------------------------------ */
+
+static int mapped_seen = -1;
+
+/* Whether the file s->rel is mapped into this process now (/proc/self/maps names it). */
+static void note_mapped(sink_t *s)
 {
-	Suite *s = suite_create("verbs_read_stream");
+	if (s->pieces != 1)
+		return;
+	FILE *f = fopen("/proc/self/maps", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[4096], want[512];
+	snprintf(want, sizeof want, "/%s", s->rel);
+	mapped_seen = 0;
+	while (fgets(line, sizeof line, f))
+		if (strstr(line, want))
+			mapped_seen = 1;
+	fclose(f);
+}
+
+/* The file is mapped while it is written out exactly when the guard is on: hermes exec's path is
+ * the one the other tests of the mapped run take. */
+START_TEST(mapped_only_when_guarded)
+{
+	char *t = make_text(5 * MIB + 3);
+	vt_put("ws/mapped.txt", t);
+	sink_t s = { HERMES_BUF_INIT, 0, note_mapped, "mapped.txt" };
+	hermes_outcome_t o;
+	char *a = streamed("mapped.txt", &s, NULL, 0, &o);
+	ck_assert_int_eq(o, HERMES_OUTCOME_SUCCEEDED);
+	ck_assert_int_eq(mapped_seen, hermes_map_guard_on() ? 1 : 0);
+	free(a);
+	free(t);
+}
+END_TEST
+
+/* Where cut_once cuts: at the end of a period of make_text, so that what is left is text. */
+#define CUT_LEN ((MIB + MIB / 4) / 17 * 17)
+
+/* Truncates the file at the first progress report (while the first pass checks it). */
+static void cut_once(void *ctx, double progress, double total, const char *message)
+{
+	(void)progress;
+	(void)total;
+	(void)message;
+	int *calls = ctx;
+	if ((*calls)++ == 0)
+		ck_assert_int_eq(truncate(vt_path(ws_rel(grow_rel)), (off_t)CUT_LEN), 0);
+}
+
+/* Cut short while the first pass checks it (SIGBUS on the mapping there): nothing was written,
+ * so it is read again, with read(2), and the result is the file as it is now, whole. Both sizes:
+ * one part, and two parts checked at once (a thread touches the mapping too). */
+START_TEST(cut_in_first_pass_reads_again)
+{
+	size_t sizes[] = { 3 * MIB, 9 * MIB };
+	for (size_t i = 0; i < 2; i++) {
+		grow_rel = "big.txt";
+		char *t = make_text(sizes[i]);
+		vt_put("ws/big.txt", t);
+		hermes_cancel_t *cancel = hermes_cancel_new();
+		int calls = 0;
+		hermes_cancel_set_progress(cancel, cut_once, &calls);
+		sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
+		hermes_outcome_t o;
+		char *a = streamed("big.txt", &s, cancel, 0, &o);
+		hermes_cancel_free(cancel);
+		ck_assert_int_ge(calls, 1);
+		ck_assert_msg(o == HERMES_OUTCOME_SUCCEEDED, "%zu: %.300s", sizes[i], a);
+		char *b = whole("big.txt", 0);
+		ck_assert_str_eq(a, b);
+		cJSON *r = cJSON_Parse(a);
+		ck_assert_uint_eq(strlen(cJSON_GetObjectItem(r, "content")->valuestring), CUT_LEN);
+		cJSON_Delete(r);
+		free(a);
+		free(b);
+		free(t);
+	}
+}
+END_TEST
+
+/* The guard takes only SIGBUS on an armed mapping: a SIGBUS on a mapping nobody armed (a real bug)
+ * and one sent by kill still end the process as they would without it. */
+START_TEST(sigbus_elsewhere_still_kills)
+{
+	for (int how = 0; how < 2; how++) {
+		pid_t pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			if (hermes_map_guard_install() != 0)
+				_exit(2);
+			if (how == 1)
+				raise(SIGBUS);
+			FILE *f = tmpfile();
+			if (!f || ftruncate(fileno(f), 8192) < 0)
+				_exit(2);
+			volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fileno(f), 0);
+			if (m == MAP_FAILED || ftruncate(fileno(f), 0) < 0)
+				_exit(2);
+			(void)m[4096]; /* past the end: SIGBUS, unarmed */
+			_exit(0);
+		}
+		int status;
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		/* killed by it; or, under a sanitizer whose handler was there before, its report's exit */
+		ck_assert_msg((WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) ||
+		              (WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+		               WEXITSTATUS(status) != 2),
+		              "how %d: status %#x, not ended by SIGBUS", how, status);
+	}
+}
+END_TEST
+
+static Suite *suite(const char *name)
+{
+	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("read_file_streamed");
 	tcase_add_checked_fixture(tc, vt_setup, vt_teardown);
 	tcase_set_timeout(tc, 60);
@@ -484,11 +604,19 @@ static Suite *suite(void)
 	tcase_add_test(tc, change_in_first_pass_retries);
 	tcase_add_test(tc, growth_past_limit);
 	tcase_add_test(tc, always_changing_is_read_whole);
+	tcase_add_test(tc, mapped_only_when_guarded);
+	tcase_add_test(tc, cut_in_first_pass_reads_again);
+	tcase_add_test(tc, sigbus_elsewhere_still_kills);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
 int main(void)
 {
-	return vt_run(suite());
+	/* read(2) first, the library's default; then mapped, as hermes exec reads (the guard cannot
+	 * be taken back: the forked tests inherit it) */
+	int failed = vt_run(suite("verbs_read_stream_read"));
+	if (hermes_map_guard_install() != 0)
+		return 1;
+	return vt_run(suite("verbs_read_stream_mapped")) | failed;
 }

@@ -238,6 +238,24 @@ expect_eq "not text at the end: one line" "$(wc -l <big.out)" 1
 expect_match "not text at the end: NotText" "$(cat big.out)" \
 	'^\{"succeeded":false,"errorMessage":"cannot read .big.txt. as text: invalid UTF-8 at byte '"$size"' of the content \(line 700001\)","errorCode":"NotText"\}$'
 
+# Cut short and written again over and over while hermes exec reads it (from its mapping, guarded
+# against SIGBUS): every run ends with one whole JSON result, the file as read or Conflict, never
+# a process killed by SIGBUS.
+head -c "$size" big.txt >whole.txt
+(while [ ! -e stop ]; do : >big.txt; cat whole.txt >big.txt; done) &
+cutter=$!
+races=
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	"$HERMES" exec big.json >race.out 2>race.err
+	races="$races $?:$(wc -l <race.out):$(tail -c 60 race.out | grep -Eo '"errorCode":(null|"Conflict")\}$')"
+done
+touch stop
+wait "$cutter"
+for r in $races; do
+	expect_match "cut short while read: status, one line, result" "$r" \
+		'^[01]:1:"errorCode":(null|"Conflict")\}$'
+done
+
 # hermes verbs: one line per verb with its description.
 run_hermes verbs
 expect_eq "verbs: one line per verb of the table" "$(printf '%s\n' "$out" | cut -d' ' -f1)" "$(table_verbs)"

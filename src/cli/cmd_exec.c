@@ -18,6 +18,7 @@
 #include "core/document.h"
 #include "core/fdio.h"
 #include "core/executor.h"
+#include "fs/mapguard.h"
 
 static void help(void)
 {
@@ -121,6 +122,10 @@ int hermes_cmd_exec(int argc, char **argv)
 	unsigned flags = 0;
 	bool interactive = false;
 	int c;
+	/* fs.readFile streams a big file from a mapping (no copy from the page cache) once SIGBUS on
+	 * it, from a file cut short meanwhile, fails the call instead of killing Hermes; if the
+	 * handler cannot be set, it reads with read(2). */
+	(void)hermes_map_guard_install();
 	hermes_getopt_begin();
 	while ((c = getopt_long(argc, argv, ":ih", longopts, NULL)) != -1) {
 		if (c == 'h') {

@@ -7,7 +7,8 @@
 # (diff.h), patches in three formats (patch.h) applied by tolerant matching (match.h,
 # patch_apply.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
 # (walk.h), sorted directory names (dirnames.h), PCRE2 loaded on first use (pcre2_lib.h), image
-# headers (imageinfo.h) and MIME types from content (mimetype.h, libmagic loaded on first use:
+# headers (imageinfo.h), file mappings guarded against SIGBUS (mapguard.h), and MIME types from
+# content (mimetype.h, libmagic loaded on first use:
 # magic_lib.h), and watched trees (watch.h, inotify) with their table of handles (watches.h).
 # Built into libhermes_fs.la; depends on src/core only.
 noinst_LTLIBRARIES += libhermes_fs.la
@@ -32,6 +33,7 @@ libhermes_fs_la_SOURCES = \
 	src/fs/imageinfo.c src/fs/imageinfo.h \
 	src/fs/mimetype.c src/fs/mimetype.h \
 	src/fs/magic_lib.c src/fs/magic_lib.h \
+	src/fs/mapguard.c src/fs/mapguard.h \
 	src/fs/watch.c src/fs/watch.h \
 	src/fs/watches.c src/fs/watches.h
 libhermes_fs_la_CFLAGS = $(AM_CFLAGS) $(PCRE2_CFLAGS) $(MAGIC_CFLAGS)
