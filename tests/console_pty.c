@@ -175,6 +175,12 @@ int main(int argc, char **argv)
 		return 77; /* no pseudo-terminals here (some containers): skip */
 	}
 	if (child == 0) {
+		/* As a terminal emulator starts a shell: the keyboard's signals act. A test run started
+		 * in the background by a shell without job control (`make check &`, nohup) inherits
+		 * SIGINT and SIGQUIT ignored, and a console keeps an ignored signal ignored. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		setenv("TERM", "vt100", 1);
 		execvp(argv[argi], argv + argi);
 		perror("console_pty: exec");
