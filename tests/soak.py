@@ -113,6 +113,30 @@ def own_version(text):
     return int(m.group(1))
 
 
+
+def thread_states(pid):
+    """What each thread of a process is doing (state, system call, kernel wait), for a report."""
+    out = []
+    try:
+        for tid in sorted(os.listdir("/proc/%d/task" % pid), key=int):
+            base = "/proc/%d/task/%s/" % (pid, tid)
+            parts = []
+            for name in ("stat", "syscall", "wchan"):
+                try:
+                    with open(base + name) as f:
+                        text = f.read().strip()
+                except OSError:
+                    continue
+                if name == "stat":
+                    text = text[text.rindex(")") + 2:].split()[0]
+                elif name == "syscall":
+                    text = "syscall " + text.split()[0]
+                parts.append(text)
+            out.append("%s: %s" % (tid, " ".join(parts)))
+    except OSError as e:
+        out.append(str(e))
+    return "; ".join(out)
+
 class Client(threading.Thread):
     def __init__(self, n, seed):
         super().__init__(daemon=True)
@@ -227,7 +251,9 @@ class Client(threading.Thread):
         while pending:
             left = deadline - time.time()
             if left <= 0:
-                fail("client %d: no reply in 60 s (ids %s)" % (self.n, sorted(pending)))
+                fail("client %d: no reply in 60 s (ids %s: %s); the server's threads: %s"
+                     % (self.n, sorted(pending), [pending[k][:2] for k in sorted(pending)],
+                        thread_states(p.pid)))
                 return False
             r, w, _ = select.select([p.stdout], [out] if data else [], [], min(left, 1.0))
             if w:
