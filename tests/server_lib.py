@@ -92,8 +92,11 @@ class Server:
         r, _, _ = select.select([self.proc.stdout], [], [], remaining)
         if not r:
             return False
-        chunk = self.proc.stdout.read(1 << 20)
-        if chunk is None:
+        # the descriptor, not the buffered file: its read() can keep the end of what it took in
+        # a buffer of its own, which select() does not see
+        try:
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        except (BlockingIOError, InterruptedError):
             return True
         if chunk == b"":
             return None  # EOF

@@ -266,7 +266,10 @@ class Client(threading.Thread):
             if not r:
                 continue
             try:
-                chunk = p.stdout.read(1 << 16)
+                # the descriptor, not the buffered file: its read() can keep the end of what it
+                # took in a buffer of its own, which select() does not see (a reply waiting there
+                # while select() waits for more: a lost reply that the server did send)
+                chunk = os.read(p.stdout.fileno(), 1 << 16)
             except (BlockingIOError, InterruptedError):
                 continue
             if not chunk:

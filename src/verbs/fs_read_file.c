@@ -498,6 +498,11 @@ static int scan(const hermes_call_t *call, streamed_t *s, struct stat *st, const
 		nul = b.nul;
 	}
 	if (bad != SIZE_MAX) {
+		/* Not text, unless it changed meanwhile: a file cut short inside a multi-byte character
+		 * (or while the second part was read) ends in what looks like broken text. */
+		int same = still_same(s, st, size, size, path, result);
+		if (same != 1)
+			return same;
 		hermes_verbs_fail_not_text(result, path, nul, bad, line_at(s, bad));
 		return -1;
 	}
