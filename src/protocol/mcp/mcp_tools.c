@@ -230,12 +230,11 @@ static void tool_result(hermes_reply_t *r, const char *id, hermes_outcome_t outc
 		hermes_rpc_result(r, id, body, strlen(body));
 }
 
-/* The same, complete (2026-07-28). */
-static void tool_result_modern(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
-                               char *result, const hermes_error_t *err, bool cancelled)
+/* The 2026-07-28 reply of a tool call's result body (taken and freed; NULL: out of memory): the
+ * body made complete (hermes_mcp_complete). */
+static void reply_complete(hermes_reply_t *r, const char *id, char *body)
 {
-	(void)cancelled;
-	char *body = tool_result_body(outcome, result, err), *complete = NULL;
+	char *complete = NULL;
 	size_t n = 0;
 	if (body)
 		complete = hermes_mcp_complete(body, strlen(body), false, &n);
@@ -244,6 +243,14 @@ static void tool_result_modern(hermes_reply_t *r, const char *id, hermes_outcome
 		hermes_rpc_error(r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
 	else
 		hermes_rpc_result(r, id, complete, n);
+}
+
+/* The same, complete (2026-07-28). */
+static void tool_result_modern(hermes_reply_t *r, const char *id, hermes_outcome_t outcome,
+                               char *result, const hermes_error_t *err, bool cancelled)
+{
+	(void)cancelled;
+	reply_complete(r, id, tool_result_body(outcome, result, err));
 }
 
 /* notifications/progress for the call's progressToken. */
@@ -304,15 +311,7 @@ static void bytes_result_modern(hermes_reply_t *r, const char *id, hermes_outcom
 {
 	(void)cancelled;
 	bool oom;
-	char *body = bytes_result_body(outcome, result, err, args, ex, &oom), *complete = NULL;
-	size_t n = 0;
-	if (body)
-		complete = hermes_mcp_complete(body, strlen(body), false, &n);
-	free(body);
-	if (complete == NULL)
-		hermes_rpc_error(r, id, HERMES_RPC_INTERNAL_ERROR, "out of memory", NULL);
-	else
-		hermes_rpc_result(r, id, complete, n);
+	reply_complete(r, id, bytes_result_body(outcome, result, err, args, ex, &oom));
 }
 
 /* the content, the verb's JSON, that JSON again as the text content, and the reply */
