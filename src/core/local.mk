@@ -12,6 +12,7 @@ libhermes_core_la_SOURCES = \
 	src/core/base64.c src/core/base64.h \
 	src/core/dl.c src/core/dl.h \
 	src/core/fdio.c src/core/fdio.h \
+	src/core/processors.c src/core/processors.h \
 	src/core/instance.c src/core/instance.h \
 	src/core/utf8.c src/core/utf8.h \
 	src/core/json.c src/core/json.h \

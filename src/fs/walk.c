@@ -5,13 +5,13 @@
  * children are reopened from the root instead, so deep trees cannot exhaust descriptors. */
 #include <config.h>
 
+#include "core/processors.h"
 #include "fs/walk.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +72,8 @@ typedef struct worker {
 int hermes_walk_threads(int requested)
 {
 	int n = requested;
-	if (n <= 0) {
-		cpu_set_t set;
-		if (sched_getaffinity(0, sizeof set, &set) == 0)
-			n = CPU_COUNT(&set);
-		else
-			n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	}
+	if (n <= 0)
+		n = hermes_processor_count();
 	if (n < 1)
 		n = 1;
 	return n > HERMES_WALK_MAX_THREADS ? HERMES_WALK_MAX_THREADS : n;

@@ -3,7 +3,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "core/processors.h"
 #include "verbs/handlers.h"
 #include "fs/lines.h"
 #include "fs/workspace.h"
@@ -226,26 +226,6 @@ static void os_release(char *buf, size_t size)
 	fclose(f);
 }
 
-static int32_t cpu_count(void)
-{
-	for (int n = 1024; n <= 65536; n *= 2) {
-		cpu_set_t *set = CPU_ALLOC((size_t)n);
-		if (!set)
-			break;
-		size_t sz = CPU_ALLOC_SIZE((size_t)n);
-		if (sched_getaffinity(0, sz, set) == 0) {
-			int c = CPU_COUNT_S(sz, set);
-			CPU_FREE(set);
-			return c;
-		}
-		CPU_FREE(set);
-		if (errno != EINVAL)
-			break;
-	}
-	long c = sysconf(_SC_NPROCESSORS_ONLN);
-	return c > 0 ? (int32_t)c : 1;
-}
-
 void hermes_verb_sys_machine_info(const hermes_call_t *call, const void *args, void *result_)
 {
 	(void)args;
@@ -263,7 +243,7 @@ void hermes_verb_sys_machine_info(const hermes_call_t *call, const void *args, v
 	else
 		snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
 	result->operating_system = hermes_text_lossy(os);
-	result->cpu_count = cpu_count();
+	result->cpu_count = hermes_processor_count();
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	result->total_memory_bytes = pages > 0 && psize > 0 ? (int64_t)pages * psize : 0;
 	list_disks(call->host, result);
