@@ -9,6 +9,7 @@ libhermes_core_la_SOURCES = \
 	src/core/document.h \
 	src/core/zalloc.h \
 	src/core/buf.c src/core/buf.h \
+	src/core/json_escape.c \
 	src/core/base64.c src/core/base64.h \
 	src/core/dl.c src/core/dl.h \
 	src/core/fdio.c src/core/fdio.h \
