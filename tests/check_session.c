@@ -17,11 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/processors.h"
+#include "rpc/state.h"
 #include "session/session.h"
 
 /* ---- an in-memory channel -------------------------------------------------------------------- */
 
-#define MAX_MSGS 64
+#define MAX_MSGS 160
 
 typedef struct mem {
 	hermes_channel_t ch;     /* first: the callbacks get the struct back */
@@ -327,6 +329,42 @@ START_TEST(instant_calls_of_a_read_are_gathered)
 }
 END_TEST
 
+/* A read of many instant calls sends their replies a few at a time while it runs (the client
+ * takes the first in while the next are made), all of them once, in order. */
+START_TEST(instant_replies_of_a_long_read_go_out_as_they_come)
+{
+	/* 8 at a time with a processor for the client, 64 with one: each early write would wake it
+	 * to run in the server's place */
+	ck_assert_int_eq(hermes_requests_flush_every(1), 64);
+	ck_assert_int_eq(hermes_requests_flush_every(2), 8);
+	int every = hermes_requests_flush_every(hermes_processor_count());
+	int calls = 2 * every + 3;
+	start(HERMES_PROTOCOL_HERMES);
+	initialize();
+	hermes_session_read_begin(session);
+	for (int i = 0; i < calls; i++) {
+		char text[128];
+		snprintf(text, sizeof text,
+		         "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"fs.exists\",\"params\":{\"path\":\"a\"}}", 100 + i);
+		hermes_session_message(session, &chan_b.ch, strdup(text), strlen(text));
+		pthread_mutex_lock(&lock);
+		ck_assert_int_eq(chan_b.flushes, (i + 1) / every);
+		pthread_mutex_unlock(&lock);
+	}
+	hermes_session_read_end(session);
+	for (int i = 0; i < calls; i++) {
+		cJSON *r = nth(&chan_b, i + 1);
+		ck_assert_int_eq(id_of(r), 100 + i);
+		cJSON_Delete(r);
+	}
+	pthread_mutex_lock(&lock);
+	ck_assert_int_eq(chan_b.n, calls);
+	ck_assert_int_eq(chan_b.flushes, 3);
+	pthread_mutex_unlock(&lock);
+	stop();
+}
+END_TEST
+
 START_TEST(cancel_a_running_program)
 {
 	start(HERMES_PROTOCOL_HERMES);
@@ -593,6 +631,7 @@ static Suite *session_suite(void)
 	tcase_add_test(tc, verb_call_answers_on_its_channel);
 	tcase_add_test(tc, batch_is_one_reply);
 	tcase_add_test(tc, instant_calls_of_a_read_are_gathered);
+	tcase_add_test(tc, instant_replies_of_a_long_read_go_out_as_they_come);
 	tcase_add_test(tc, cancel_a_running_program);
 	tcase_add_test(tc, shutdown_waits_for_the_work_then_exit_ends);
 	tcase_add_test(tc, end_of_input_finishes);

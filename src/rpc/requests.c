@@ -237,11 +237,18 @@ void hermes_requests_queue(server_t *srv, call_t *c, const hermes_verb_desc_t *v
 	submit(srv, req);
 }
 
-/* Replies of a run of instant calls written at a time: the client reads the first ones while
- * the next are made. At 64 in flight a read holds 64 requests, and one writev() for all of them
- * took the client half the CPU of one per 8, and the server a tenth less (a 64 KiB read of
- * small requests holds 900: written 64 at a time). */
-#define FLUSH_EVERY 64
+/* Replies of a run of instant calls written at a time, so that the client reads the first ones
+ * while the next are made. With a second processor free for the client, 8: at 64 in flight
+ * (a read holds all 64 requests) it answered 738-748k fs.exists/s where one writev() for the 64
+ * answered 410-415k, `cat`'s echo being 820-880k (2026-11-27, quiet 2-processor VM): the client
+ * takes in the first replies and sends the next requests while the server works on the rest,
+ * where with one write per read each waits for the other. On one processor the overlap is not
+ * there to win and every early write wakes the client to run in the server's place: 8 answered
+ * 560k/s and 64 answered 699k (`taskset -c 0`), hence 64 there. */
+int hermes_requests_flush_every(int processors)
+{
+	return processors > 1 ? 8 : 64;
+}
 
 /* Flushes the channels holding gathered replies, and lets go of them. */
 static void flush_gathered(server_t *srv)
@@ -283,8 +290,8 @@ static size_t queued(server_t *srv)
  * the server's time went to waking threads), and one run before the next is read reuses the
  * blocks the last one freed (run at the end of the read, 64 of them held each kind of block at
  * once, past malloc's per-thread cache). Their replies are gathered and flushed from here at the
- * end of the read, or every FLUSH_EVERY (stdio: one writev() for what the pipe takes, the rest
- * by the writer): one request at a time is written at once too, with no hand-off. Only while the
+ * end of the read, or every srv->flush_every (stdio: one writev() for what the pipe takes, the
+ * rest by the writer): one request at a time is written at once too, with no hand-off. Only while the
  * replies waiting leave room: past that the calls go to the pool, whose workers wait for the
  * client. */
 static bool run_here(server_t *srv, request_t *req)
@@ -294,7 +301,7 @@ static bool run_here(server_t *srv, request_t *req)
 	gather(srv, req->ch);
 	req->send_flags = HERMES_SEND_GATHER;
 	run_request(&req->job);
-	if (++srv->gathered_calls == FLUSH_EVERY)
+	if (++srv->gathered_calls >= srv->flush_every)
 		flush_gathered(srv);
 	return true;
 }

@@ -154,6 +154,7 @@ typedef struct server {
 	hermes_channel_t *gathered[8];  /* the channels holding replies gathered since the last
 	                                   flush (held), and how many calls made them */
 	int n_gathered, gathered_calls;
+	int flush_every;                /* gathered calls flushed at a time (requests.c) */
 	int exit_status;                /* -1 while still running */
 
 	/* MCP (reader thread only, but the log level) */
@@ -232,6 +233,8 @@ void hermes_requests_queue(server_t *srv, call_t *c, const struct hermes_verb_de
 /* After a read from the client: writes out the replies of the INSTANT calls it ran (no hand-off
  * to a worker and back, for one request or many). */
 void hermes_requests_flush(server_t *srv);
+/* How many gathered replies are written at a time (srv->flush_every), for this many processors. */
+int hermes_requests_flush_every(int processors);
 
 /* ---- inflight.c: the in-flight list, its count, and what happens when it empties ------------ */
 /* Puts req on the list (and counts it in its batch). */

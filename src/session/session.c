@@ -116,6 +116,7 @@ hermes_session_t *hermes_session_new(const hermes_session_options_t *opts,
 	 * arena keep megabytes: 13 to 17 MiB over 2M requests instead of a flat 4.5 MiB.) */
 	int processors = hermes_processor_count();
 	int jobs = opts->jobs > 0 ? opts->jobs : processors;
+	srv->flush_every = hermes_requests_flush_every(processors);
 	srv->pool = hermes_pool_new(jobs, HERMES_SERVER_MAX_LONG);
 	if (srv->pool == NULL) {
 		hermes_log(HERMES_LOG_ERROR, "cannot start the worker threads");
