@@ -21,9 +21,9 @@ TESTS += tests/check_core_text
 endif
 
 TESTS += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
-	tests/exec_signals.py tests/lazy_libs.sh
+	tests/exec_signals.py tests/exec_output.py tests/lazy_libs.sh
 EXTRA_DIST += tests/idl_golden.sh tests/gen_errors.sh tests/cli_exec.sh tests/options_docs.sh \
-	tests/exec_signals.py tests/lazy_libs.sh \
+	tests/exec_signals.py tests/exec_output.py tests/lazy_libs.sh \
 	tests/golden
 
 # Adding a verb touches the table, one handler file and its line in src/verbs/local.mk: proved on
