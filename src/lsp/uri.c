@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "lsp/uri.h"
 
 void hermes_lsp_uri_append(hermes_buf_t *b, const char *abs_path)
@@ -22,17 +23,6 @@ void hermes_lsp_uri_append(hermes_buf_t *b, const char *abs_path)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 char *hermes_lsp_uri_path(const char *uri)
 {
 	if (strncmp(uri, "file://", 7) != 0)
@@ -48,7 +38,7 @@ char *hermes_lsp_uri_path(const char *uri)
 	size_t n = 0;
 	for (; *p; p++) {
 		if (*p == '%') {
-			int hi = hexval(p[1]), lo = hi >= 0 ? hexval(p[2]) : -1;
+			int hi = hermes_json_hexval(p[1]), lo = hi >= 0 ? hermes_json_hexval(p[2]) : -1;
 			if (lo < 0 || (hi == 0 && lo == 0)) {
 				free(out);
 				return NULL;

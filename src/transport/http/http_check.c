@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "core/desc.h"
+#include "core/json.h"
 #include "transport/http/http_check.h"
 #include "rpc/jsonrpc.h"
 
@@ -327,17 +328,6 @@ int hermes_http_status_for(int rpc_code)
 
 /* ---- raw transfers ------------------------------------------------------------------------ */
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int hermes_http_files_path(const char *uri, const char *prefix, char **out, char *why, size_t n)
 {
 	size_t pl = strlen(prefix);
@@ -360,12 +350,14 @@ int hermes_http_files_path(const char *uri, const char *prefix, char **out, char
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)p[i];
 		if (c == '%') {
-			if (i + 2 >= len || hex_value(p[i + 1]) < 0 || hex_value(p[i + 2]) < 0) {
+			int hi = i + 2 < len ? hermes_json_hexval(p[i + 1]) : -1;
+			int lo = hi >= 0 ? hermes_json_hexval(p[i + 2]) : -1;
+			if (lo < 0) {
 				snprintf(why, n, "a bad percent escape at byte %zu of the path", i);
 				free(s);
 				return -1;
 			}
-			c = (unsigned char)(hex_value(p[i + 1]) * 16 + hex_value(p[i + 2]));
+			c = (unsigned char)(hi * 16 + lo);
 			i += 2;
 		}
 		if (c < 0x20 || c == 0x7f) {
