@@ -64,6 +64,13 @@ void hermes_notify(hermes_channel_t *ch, const char *method, const char *params,
 	hermes_channel_send(ch, &r, HERMES_SEND_NOTIFICATION);
 }
 
+void hermes_notify_buf(hermes_channel_t *ch, const char *method, hermes_buf_t *params)
+{
+	if (ch && !params->failed && params->data)
+		hermes_notify(ch, method, params->data, params->len);
+	hermes_buf_free(params);
+}
+
 batch_t *hermes_batch_new(hermes_channel_t *ch, size_t n)
 {
 	batch_t *b = calloc(1, sizeof *b);

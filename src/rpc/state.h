@@ -13,6 +13,7 @@
 
 #include <hermes/hermes.h>
 
+#include "core/buf.h"
 #include "core/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/log.h"
@@ -296,6 +297,9 @@ void hermes_reply_invalid_params(call_t *c, const char *field, const char *errco
 void hermes_rpc_invalid_params(hermes_reply_t *r, const char *id, const hermes_error_t *err);
 /* Sends a notification (params: JSON text) on ch, from any thread. */
 void hermes_notify(hermes_channel_t *ch, const char *method, const char *params, size_t len);
+/* The same, params built in a buffer, which it frees (nothing is sent if building it failed, or
+ * without a channel). */
+void hermes_notify_buf(hermes_channel_t *ch, const char *method, hermes_buf_t *params);
 
 /* ---- workspace.c: the session's workspace ------------------------------------------------- */
 /* Makes sure there is an executor (--root, else the current directory). 0, or -1 with why. */

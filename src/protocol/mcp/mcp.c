@@ -45,11 +45,7 @@ void hermes_mcp_log(void *ctx, hermes_log_level_t level, const char *message)
 	hermes_buf_printf(&b, "{\"level\":\"%s\",\"logger\":\"hermes\",\"data\":", mcp_levels[mcp]);
 	hermes_buf_json_string(&b, message, strlen(message));
 	hermes_buf_puts(&b, "}");
-	size_t len = b.len;
-	char *params = hermes_buf_finish(&b);
-	if (params)
-		hermes_notify(srv->channel, "notifications/message", params, len);
-	free(params);
+	hermes_notify_buf(srv->channel, "notifications/message", &b);
 }
 
 /* Sends roots/list; the answer comes to hermes_mcp_response. */

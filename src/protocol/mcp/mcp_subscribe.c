@@ -240,11 +240,7 @@ static void notify_updated(hermes_channel_t *ch, const char *uri, const char *id
 	hermes_buf_puts(&b, "\"uri\":");
 	hermes_buf_json_string(&b, uri, strlen(uri));
 	hermes_buf_puts(&b, "}");
-	size_t n = b.len;
-	char *params = hermes_buf_finish(&b);
-	if (params)
-		hermes_notify(ch, "notifications/resources/updated", params, n);
-	free(params);
+	hermes_notify_buf(ch, "notifications/resources/updated", &b);
 }
 
 static bool named(const hermes_watch_change_t *ev, const char *rel)
@@ -331,11 +327,7 @@ void hermes_mcp_subscriptions_listen(server_t *srv, call_t *c)
 	c->m.id_key = NULL;
 	hermes_message_ref(c->msg);
 	hermes_channel_hold(c->ch);
-	size_t len = b.len;
-	char *ack = hermes_buf_finish(&b);
-	if (ack)
-		hermes_notify(l->c.ch, "notifications/subscriptions/acknowledged", ack, len);
-	free(ack);
+	hermes_notify_buf(l->c.ch, "notifications/subscriptions/acknowledged", &b);
 }
 
 bool hermes_mcp_subscriptions_cancel(server_t *srv, const char *key, size_t key_len)

@@ -266,11 +266,7 @@ static void send_progress(hermes_channel_t *ch, const char *token, double progre
 	hermes_buf_puts(&b, ",\"message\":");
 	hermes_buf_json_string(&b, message, strlen(message));
 	hermes_buf_puts(&b, "}");
-	size_t len = b.len;
-	char *params = hermes_buf_finish(&b);
-	if (params)
-		hermes_notify(ch, "notifications/progress", params, len);
-	free(params);
+	hermes_notify_buf(ch, "notifications/progress", &b);
 }
 
 /* fs.readBytes: its bytes as an image or resource block (mcp_bytes.c), else as any tool's. */
@@ -442,11 +438,7 @@ static void log_call(call_t *c, const hermes_mcp_meta_t *meta)
 		hermes_buf_json_string(&b, text, dn);
 	free(text);
 	hermes_buf_puts(&b, "}");
-	size_t n = b.len;
-	char *params = hermes_buf_finish(&b);
-	if (params && c->ch)
-		hermes_notify(c->ch, "notifications/message", params, n);
-	free(params);
+	hermes_notify_buf(c->ch, "notifications/message", &b);
 }
 
 void hermes_mcp_modern_tools_call(server_t *srv, call_t *c)
