@@ -428,6 +428,28 @@ static int next_piece(void *ctx, const char **data, size_t *len)
 	return 1;
 }
 
+/* The same pieces escaped by the source: what hermes_buf_json_chars makes of each. */
+typedef struct escaping_src {
+	pieces_src_t *raw;
+	hermes_buf_t out;
+} escaping_src_t;
+
+static int next_escaped(void *ctx, const char **data, size_t *len)
+{
+	escaping_src_t *e = ctx;
+	const char *raw;
+	size_t n;
+	int r = next_piece(e->raw, &raw, &n);
+	if (r <= 0)
+		return r;
+	e->out.len = 0;
+	hermes_buf_json_chars(&e->out, raw, n);
+	ck_assert(!e->out.failed);
+	*data = e->out.data;
+	*len = e->out.len;
+	return 1;
+}
+
 /* A string from a source, in pieces of any size (a byte; past a slice; not cut where a sequence
  * is), written out like the same string held whole. */
 START_TEST(sourced_string_matches_whole)
@@ -458,13 +480,20 @@ START_TEST(sourced_string_matches_whole)
 			char *whole = hermes_encode_result(verb->result, &r, flags);
 			pieces_src_t src = { s, len, 0, 0, 0, sets[set], counts[set], &r, false };
 			r.content = NULL;
-			hermes_string_stream_t stream = { &r.content, { next_piece, NULL, &src } };
-			collected_t c = { HERMES_BUF_INIT, 0, 0 };
-			ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, flags, &stream, collect, &c),
-			                 0);
-			ck_assert_uint_eq(c.text.len, strlen(whole));
-			ck_assert_mem_eq(c.text.data, whole, c.text.len);
-			hermes_buf_free(&c.text);
+			for (int escaped = 0; escaped < 2; escaped++) {
+				src.at = src.count = 0;
+				escaping_src_t esc = { &src, HERMES_BUF_INIT };
+				hermes_string_stream_t stream = { &r.content, { next_piece, NULL, &src, false } };
+				if (escaped) /* pieces that are JSON text already (fs.readFile mapped) */
+					stream.source = (hermes_string_source_t){ next_escaped, NULL, &esc, true };
+				collected_t c = { HERMES_BUF_INIT, 0, 0 };
+				ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, flags, &stream,
+				                                         collect, &c), 0);
+				ck_assert_uint_eq(c.text.len, strlen(whole));
+				ck_assert_mem_eq(c.text.data, whole, c.text.len);
+				hermes_buf_free(&c.text);
+				hermes_buf_free(&esc.out);
+			}
 			free(whole);
 			s[len] = saved;
 		}
@@ -485,7 +514,7 @@ START_TEST(sourced_string_fails)
 	r.common.succeeded = true;
 	r.version = (char *)"1-2-3";
 	pieces_src_t src = { text, strlen(text), 0, 0, 2, sizes, 1, &r, false };
-	hermes_string_stream_t stream = { &r.content, { next_piece, NULL, &src } };
+	hermes_string_stream_t stream = { &r.content, { next_piece, NULL, &src, false } };
 	collected_t c = { HERMES_BUF_INIT, 0, 0 };
 	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, &stream, collect, &c), 0);
 	ck_assert_str_eq(c.text.data, "{\"content\":\"01234567\",\"version\":null,\"succeeded\":false,"
@@ -497,7 +526,7 @@ START_TEST(sourced_string_fails)
 	memset(&r, 0, sizeof r);
 	hermes_result_fail(&r, HERMES_E_NOT_TEXT, "no");
 	pieces_src_t unread = { text, strlen(text), 0, 0, 0, sizes, 1, &r, false };
-	hermes_string_stream_t stream2 = { &r.content, { next_piece, NULL, &unread } };
+	hermes_string_stream_t stream2 = { &r.content, { next_piece, NULL, &unread, false } };
 	collected_t c2 = { HERMES_BUF_INIT, 0, 0 };
 	ck_assert_int_eq(hermes_encode_result_to(verb->result, &r, 0, &stream2, collect, &c2), 0);
 	ck_assert_uint_eq(unread.count, 0);

@@ -40,6 +40,13 @@ tests_check_verbs_write_CFLAGS = $(tests_check_cflags) -pthread
 tests_check_verbs_write_LDADD = $(tests_check_libs) -lpthread
 TESTS += tests/check_verbs_write
 
+# the second pass of a streamed fs.readFile over a mapped file, on two threads (src/fs/chunks.c)
+check_PROGRAMS += tests/check_fs_chunks
+tests_check_fs_chunks_SOURCES = tests/check_fs_chunks.c
+tests_check_fs_chunks_CFLAGS = $(tests_check_cflags) -pthread
+tests_check_fs_chunks_LDADD = $(tests_check_libs) -lpthread
+TESTS += tests/check_fs_chunks
+
 check_PROGRAMS += tests/check_fs_commit
 tests_check_fs_commit_SOURCES = tests/check_fs_commit.c $(verbs_check_sources)
 tests_check_fs_commit_CFLAGS = $(tests_check_cflags) -pthread

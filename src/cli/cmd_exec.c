@@ -46,11 +46,11 @@ static void help(void)
 /* Set once standard output failed: nothing more is run, since nobody would see the results. */
 static bool output_lost;
 
-/* A result written in pieces is a big one (a piece is 256 KiB): if standard output is a pipe of
- * the default 64 KiB, it is widened to 1 MiB (pipe-max-size, what anyone may ask for) or as near
- * as allowed, once. Through 64 KiB, each piece waited for the reader to take four pipefuls,
- * and the next piece was escaped only after: 50 MB of C source took 75 ms to reach a reader
- * where 1 MiB let the escaping go on while the reader read, 38 ms (`cat` 34). */
+/* Once the output passes 256 KiB (a big result, written in pieces as it is made), a standard
+ * output that is a pipe of the default 64 KiB is widened to 1 MiB (pipe-max-size, what anyone
+ * may ask for) or as near as allowed, once. Through 64 KiB, each piece waited for the reader to
+ * take four pipefuls, and the next piece was made only after: 50 MB of C source took 75 ms to
+ * reach a reader where 1 MiB let the escaping go on while the reader read, 38 ms (`cat` 34). */
 static void widen_output(void)
 {
 	static bool done;
@@ -69,7 +69,8 @@ static void widen_output(void)
 static bool write_piece(void *ctx, const char *data, size_t len)
 {
 	(void)ctx;
-	if (len >= ((size_t)256 << 10))
+	static size_t total;
+	if ((total += len) > ((size_t)256 << 10))
 		widen_output();
 	int rc = fflush(stdout) == 0 ? hermes_write_all(STDOUT_FILENO, data, len) : -errno;
 	if (rc == 0)

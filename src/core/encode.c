@@ -104,13 +104,26 @@ static void long_string(writer_t *w, const char *s)
 
 /* A string taken from its source piece by piece, each escaped and spilled before the next is
  * asked for. A piece longer than a slice is escaped a slice at a time (the pieces' buffer has
- * room for one slice escaped). Stops early if the sink refused a piece or the source failed. */
+ * room for one slice escaped); a source's pieces escaped already go to the sink as they are.
+ * Stops early if the sink refused a piece or the source failed. */
 static void sourced_string(writer_t *w, const hermes_string_source_t *src)
 {
 	const char *s;
 	size_t n;
 	hermes_buf_putc(&w->buf, '"');
 	while (!w->sink_failed && src->next(src->ctx, &s, &n) > 0) {
+		if (src->escaped && w->sink) { /* handed on as they are, after what came before */
+			if (w->buf.failed)
+				break;
+			spill(w, true);
+			if (n > 0 && !w->sink_failed && !w->sink(w->sink_ctx, s, n))
+				w->sink_failed = true;
+			continue;
+		}
+		if (src->escaped) {
+			hermes_buf_append(&w->buf, s, n);
+			continue;
+		}
 		while (n > 0) {
 			size_t cut = n > SLICE ? hermes_utf8_safe_cut(s, SLICE) : n;
 			hermes_buf_json_chars(&w->buf, s, cut);

@@ -25,6 +25,8 @@ typedef struct hermes_string_source {
 	int (*next)(void *ctx, const char **data, size_t *len);
 	void (*release)(void *ctx); /* once the result is written or dropped; may be NULL */
 	void *ctx;
+	bool escaped; /* the pieces are the string's JSON text already (what hermes_buf_json_chars
+	                 makes of it, without the quotes): they go out as they are */
 } hermes_string_source_t;
 
 /* Which field a source stands for: field is the address of that string field in the result

@@ -264,7 +264,7 @@ static hermes_outcome_t run(hermes_executor_t *ex, const hermes_verb_desc_t *des
 		return HERMES_OUTCOME_FAILED;
 	}
 	/* With a sink, a handler may leave a big string to be read as it is written (stream). */
-	hermes_string_stream_t stream = { NULL, { NULL, NULL, NULL } };
+	hermes_string_stream_t stream = { NULL, { NULL, NULL, NULL, false } };
 	hermes_call_t call = { &ex->config, ex->host, cancel, ex->state ? ex->state->state : NULL,
 	                       out->sink ? &stream : NULL };
 	void *result = hermes_struct_new(desc->result);

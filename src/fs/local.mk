@@ -7,7 +7,8 @@
 # (diff.h), patches in three formats (patch.h) applied by tolerant matching (match.h,
 # patch_apply.h), glob matching (glob.h), gitignore rules (ignore.h), the confined parallel walk
 # (walk.h), sorted directory names (dirnames.h), PCRE2 loaded on first use (pcre2_lib.h), image
-# headers (imageinfo.h), file mappings guarded against SIGBUS (mapguard.h), and MIME types from
+# headers (imageinfo.h), file mappings guarded against SIGBUS (mapguard.h), a file's chunks
+# checked and escaped on two threads (chunks.h), and MIME types from
 # content (mimetype.h, libmagic loaded on first use:
 # magic_lib.h), and watched trees (watch.h, inotify) with their table of handles (watches.h).
 # Built into libhermes_fs.la; depends on src/core only.
@@ -28,6 +29,7 @@ libhermes_fs_la_SOURCES = \
 	src/fs/glob.c src/fs/glob.h \
 	src/fs/ignore.c src/fs/ignore.h \
 	src/fs/walk.c src/fs/walk.h \
+	src/fs/chunks.c src/fs/chunks.h \
 	src/fs/dirnames.c src/fs/dirnames.h \
 	src/fs/pcre2_lib.c src/fs/pcre2_lib.h \
 	src/fs/imageinfo.c src/fs/imageinfo.h \

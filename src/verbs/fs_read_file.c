@@ -12,13 +12,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include "verbs/handlers.h"
 #include "core/buf.h"
 #include "core/utf8.h"
+#include "fs/chunks.h"
 #include "fs/filelock.h"
 #include "fs/lines.h"
 #include "fs/mapguard.h"
@@ -127,6 +124,8 @@ typedef struct streamed {
 	char *path;      /* as asked, for messages */
 	size_t size;     /* bytes the first pass checked */
 	uint64_t *sums;  /* the checksum of each chunk of them */
+	size_t *bounds;  /* mapped: where each chunk starts (fs/chunks.h), its sum taken over them */
+	hermes_escaped_chunks_t *ahead; /* mapped: the second pass, on two threads */
 	const char *map; /* the file mapped (map_len bytes), read in place of read(2); or NULL */
 	size_t map_len;
 	bool map_on;     /* whether to map it (hermes_map_guard_on(), till it is cut short once) */
@@ -136,50 +135,6 @@ typedef struct streamed {
 	char buf[STREAM_CHUNK + 8];
 	char buf2[STREAM_CHUNK + 8]; /* the first pass's second part's */
 } streamed_t;
-
-/* A chunk's checksum: four lanes of Fletcher's sums over 64-bit words (a += word, b += a), mixed
- * at the end. A chunk that differs in one word always sums differently (its lane's a does); two
- * words swapped, or any bytes moved, change b. Adds only, two lanes to an SSE2 instruction (the
- * same sums in words elsewhere): a multiplication per word cost as much as the chunk's read. */
-static uint64_t chunk_sum(const char *p, size_t n)
-{
-	uint64_t lanes[8] = { 0 }, h = n; /* a0, a1, a2, a3, b0, b1, b2, b3 */
-	size_t i = 0;
-#ifdef __SSE2__
-	__m128i a01 = _mm_setzero_si128(), a23 = a01, b01 = a01, b23 = a01;
-	for (; i + 32 <= n; i += 32) {
-		a01 = _mm_add_epi64(a01, _mm_loadu_si128((const __m128i *)(const void *)(p + i)));
-		a23 = _mm_add_epi64(a23, _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16)));
-		b01 = _mm_add_epi64(b01, a01);
-		b23 = _mm_add_epi64(b23, a23);
-	}
-	_mm_storeu_si128((__m128i *)(void *)lanes, a01);
-	_mm_storeu_si128((__m128i *)(void *)(lanes + 2), a23);
-	_mm_storeu_si128((__m128i *)(void *)(lanes + 4), b01);
-	_mm_storeu_si128((__m128i *)(void *)(lanes + 6), b23);
-#else
-	uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-	for (; i + 32 <= n; i += 32) { /* in locals: as arrays, GCC kept the lanes in memory */
-		uint64_t w0, w1, w2, w3;
-		memcpy(&w0, p + i, 8);
-		memcpy(&w1, p + i + 8, 8);
-		memcpy(&w2, p + i + 16, 8);
-		memcpy(&w3, p + i + 24, 8);
-		b0 += a0 += w0;
-		b1 += a1 += w1;
-		b2 += a2 += w2;
-		b3 += a3 += w3;
-	}
-	const uint64_t sums[8] = { a0, a1, a2, a3, b0, b1, b2, b3 };
-	memcpy(lanes, sums, sizeof lanes);
-#endif
-	const uint64_t k = UINT64_C(0x9E3779B97F4A7C15);
-	for (; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * k;
-	for (int j = 0; j < 8; j++)
-		h = (h ^ lanes[j]) * k;
-	return h;
-}
 
 /* Reads len bytes at off into p, or as many as the file has there; -errno on failure. */
 static ssize_t fill(int fd, char *p, size_t len, size_t off)
@@ -254,7 +209,7 @@ static void scan_part(part_t *p)
 		}
 		if (p->bad == SIZE_MAX) { /* after the first bad byte, read on only to tell TooLarge */
 			size_t len = kept + (size_t)n, checked = 0;
-			p->sums[off / STREAM_CHUNK] = chunk_sum(p->buf + kept, (size_t)n);
+			p->sums[off / STREAM_CHUNK] = hermes_chunk_sum(p->buf + kept, (size_t)n);
 			if (off == p->from && off > 0) { /* a sequence the other part started: its own */
 				while (checked < 3 && checked < len &&
 				       ((unsigned char)p->buf[checked] & 0xC0) == 0x80)
@@ -327,6 +282,7 @@ static bool map(streamed_t *s, size_t size)
 typedef struct mapped_part {
 	const char *map;
 	uint64_t *sums;
+	const size_t *bounds;      /* the chunks' bounds, over which their sums are taken */
 	size_t from, to, start, size;
 	bool last;
 	const hermes_call_t *call; /* progress is told from one part only; else NULL */
@@ -342,7 +298,8 @@ static void scan_mapped_part(void *arg)
 	for (size_t off = p->from; off < p->to;) {
 		size_t n = p->to - off < STREAM_CHUNK ? p->to - off : STREAM_CHUNK;
 		if (!p->bad) { /* after the first bad byte, nothing more to know */
-			p->sums[off / STREAM_CHUNK] = chunk_sum(p->map + off, n);
+			size_t k = off / STREAM_CHUNK;
+			p->sums[k] = hermes_chunk_sum(p->map + p->bounds[k], p->bounds[k + 1] - p->bounds[k]);
 			if (!hermes_text_validate_more(p->map, off + n, &p->checked,
 			                               p->last && off + n == p->to))
 				p->bad = true;
@@ -381,6 +338,17 @@ static void check_edge(void *arg)
 		p->bad = true;
 }
 
+typedef struct bounds {
+	const char *map;
+	size_t size, *bounds, n;
+} bounds_t;
+
+static void set_bounds(void *arg)
+{
+	bounds_t *b = arg;
+	hermes_chunk_bounds(b->map, b->size, STREAM_CHUNK, b->bounds, b->n);
+}
+
 /* scan() over the mapped file, without read(2): the same outcomes; a file cut short meanwhile
  * (SIGBUS on the mapping) gives 0, and the file is read with read(2) from then on. */
 static int scan_mapped(const hermes_call_t *call, streamed_t *s, struct stat *st,
@@ -391,17 +359,24 @@ static int scan_mapped(const hermes_call_t *call, streamed_t *s, struct stat *st
 		fail_grew(result, path, call->config->max_read_bytes);
 		return -1;
 	}
+	size_t n = hermes_chunk_count(size, STREAM_CHUNK);
+	free(s->bounds);
+	if (!(s->bounds = malloc((n + 1) * sizeof *s->bounds))) {
+		hermes_ws_fail(result, -ENOMEM, "read", path);
+		return -1;
+	}
+	bounds_t bounds = { s->map, size, s->bounds, n };
+	bool whole = hermes_map_guard_run(s->map, size, set_bounds, &bounds), split = false;
 	size_t mid = size >= STREAM_SPLIT_MIN ? size / STREAM_CHUNK / 2 * STREAM_CHUNK : 0;
-	mapped_part_t a = { .map = s->map, .sums = s->sums, .from = 0, .to = mid ? mid : size,
-	                    .size = size, .last = mid == 0, .call = call };
+	mapped_part_t a = { .map = s->map, .sums = s->sums, .bounds = s->bounds, .from = 0,
+	                    .to = mid ? mid : size, .size = size, .last = mid == 0, .call = call };
 	mapped_part_t b = a;
 	b.from = b.start = mid;
 	b.to = size;
 	b.last = true;
 	b.call = NULL;
-	bool whole = true, split = false;
 	pthread_t thread;
-	if (mid && (whole = hermes_map_guard_run(s->map, size, skip_continuation, &b)))
+	if (whole && mid && (whole = hermes_map_guard_run(s->map, size, skip_continuation, &b)))
 		split = pthread_create(&thread, NULL, scan_mapped_thread, &b) == 0;
 	if (mid && !split) { /* no thread: one part, the whole file */
 		a.to = size;
@@ -551,20 +526,8 @@ static int stop_stream(streamed_t *s, int err)
 	return -1;
 }
 
-typedef struct copy {
-	char *to;
-	const char *from;
-	size_t len;
-} copy_t;
-
-static void copy_piece(void *arg)
-{
-	copy_t *c = arg;
-	memcpy(c->to, c->from, c->len);
-}
-
-/* The second pass, as the result is written: the next chunk, if it is what the first pass saw,
- * up to its last whole sequence (the rest starts the next piece). */
+/* The second pass read with read(2), as the result is written: the next chunk, if it is what the
+ * first pass saw, up to its last whole sequence (the rest starts the next piece). */
 static int next_piece(void *ctx, const char **data, size_t *len)
 {
 	streamed_t *s = ctx;
@@ -572,16 +535,10 @@ static int next_piece(void *ctx, const char **data, size_t *len)
 		return 0;
 	memmove(s->buf, s->buf + s->kept_from, s->kept);
 	size_t want = s->size - s->off < STREAM_CHUNK ? s->size - s->off : STREAM_CHUNK;
-	ssize_t n;
-	if (s->map) { /* copied under the guard: the writer reads it unguarded */
-		copy_t c = { s->buf + s->kept, s->map + s->off, want };
-		if (!hermes_map_guard_run(s->map, s->map_len, copy_piece, &c))
-			return stop_stream(s, 0); /* cut short since the first pass */
-		n = (ssize_t)want;
-	} else if ((n = fill(s->fd, s->buf + s->kept, want, s->off)) < 0) {
+	ssize_t n = fill(s->fd, s->buf + s->kept, want, s->off);
+	if (n < 0)
 		return stop_stream(s, (int)n);
-	}
-	if ((size_t)n != want || chunk_sum(s->buf + s->kept, want) != s->sums[s->off / STREAM_CHUNK])
+	if ((size_t)n != want || hermes_chunk_sum(s->buf + s->kept, want) != s->sums[s->off / STREAM_CHUNK])
 		return stop_stream(s, 0);
 	size_t total = s->kept + want;
 	s->off += want;
@@ -593,9 +550,25 @@ static int next_piece(void *ctx, const char **data, size_t *len)
 	return 1;
 }
 
+/* The second pass over the mapping: the next chunk, checked and escaped (by this thread or the
+ * one making every other chunk ahead of it). */
+static int next_escaped(void *ctx, const char **data, size_t *len)
+{
+	streamed_t *s = ctx;
+	size_t at;
+	int r = hermes_escaped_chunks_next(s->ahead, data, len, &at);
+	if (r >= 0)
+		return r;
+	s->off = at; /* what was written: the chunks before it, as checked */
+	s->kept = 0;
+	return stop_stream(s, r == -2 ? -ENOMEM : 0);
+}
+
 static void release_streamed(void *ctx)
 {
 	streamed_t *s = ctx;
+	hermes_escaped_chunks_free(s->ahead);
+	free(s->bounds);
 	unmap(s);
 	close(s->fd);
 	free(s->sums);
@@ -622,6 +595,8 @@ static bool read_streamed(const hermes_call_t *call, const char *path,
 	s->path = copy;
 	s->size = s->off = s->kept = s->kept_from = 0;
 	s->sums = NULL;
+	s->bounds = NULL;
+	s->ahead = NULL;
 	s->map = NULL;
 	s->map_len = 0;
 	s->map_on = hermes_map_guard_on();
@@ -633,16 +608,25 @@ static bool read_streamed(const hermes_call_t *call, const char *path,
 			hermes_ws_fail(result, -ENOMEM, "read", path);
 			r = -1;
 		}
+		if (r == 1 && s->map &&
+		    !(s->ahead = hermes_escaped_chunks_start(s->map, s->map_len, s->bounds, s->sums,
+		                                             hermes_chunk_count(s->size, STREAM_CHUNK)))) {
+			hermes_ws_fail(result, -ENOMEM, "read", path);
+			r = -1;
+		}
 		if (r < 0) {
 			release_streamed(s);
 			return true;
 		}
-		hermes_string_source_t source = { next_piece, release_streamed, s };
+		hermes_string_source_t source = { next_piece, release_streamed, s, false };
+		if (s->map) /* checked and escaped on two threads: handed to the writer as they are */
+			source = (hermes_string_source_t){ next_escaped, release_streamed, s, true };
 		hermes_call_stream_string(call, &result->content, &source);
 		return true;
 	}
 	unmap(s);
 	free(s->sums);
+	free(s->bounds);
 	free(s->path);
 	free(s);
 	return false;
