@@ -1,8 +1,8 @@
-# tests/exec_output.py: how `hermes exec` writes a big result. A result written in pieces (over
-# 256 KiB) widens a standard output that is a pipe of the default 64 KiB to 1 MiB (or as near as
-# /proc/sys/fs/pipe-max-size allows), so that the escaping of the next piece goes on while the
-# reader reads; a small result leaves the pipe as it was, a wider pipe is never narrowed, and a
-# regular file is written as before. Every result is checked whole against the file.
+# tests/exec_output.py: how `hermes exec` writes a big result. Once its output passes 256 KiB,
+# a standard output that is a pipe of the default 64 KiB is widened to 1 MiB (or as near as
+# /proc/sys/fs/pipe-max-size allows), so that the next piece is made while the reader reads; a
+# small result leaves the pipe as it was, a wider pipe is never narrowed, and a regular file is
+# written as before. Every result is checked whole against the file.
 import fcntl
 import json
 import os
