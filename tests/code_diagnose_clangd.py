@@ -5,12 +5,12 @@
 # reports every file, none new. Through hermes serve; tests/code_diagnose.py covers exec, mcp,
 # the missing cases and concurrency with a scripted server. The clangd tests are skipped (77),
 # saying so, where clangd is not installed; the pyright one where pyright is not.
-import json
 import os
 import shutil
 import sys
 import tempfile
 
+from lsp_direct import C_FILES, c_project
 from server_lib import Server, check, expect_result, run_tests
 
 CLANGD = shutil.which("clangd")
@@ -20,22 +20,11 @@ PYRIGHT_DIR = os.environ.get("LSP_PYRIGHT_DIR",
 PY_PATH = os.path.join(PYRIGHT_DIR, "node_modules", ".bin") + os.pathsep + os.environ.get("PATH", "")
 PYRIGHT = shutil.which("pyright-langserver", path=PY_PATH)
 
-FILES = {
-    "b.h": "int helper(void);\n",
-    "a.c": '#include "b.h"\n\nint main(void)\n{\n\treturn helper();\n}\n',
-    "b.c": '#include "b.h"\n\nint helper(void)\n{\n\treturn 1;\n}\n',
-}
+FILES = C_FILES
 
 
 def workspace():
-    ws = os.path.realpath(tempfile.mkdtemp(prefix="hermes-diagnose-clangd."))
-    for rel, text in FILES.items():
-        with open(os.path.join(ws, rel), "w") as f:
-            f.write(text)
-    with open(os.path.join(ws, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": ws, "file": rel, "arguments": ["cc", "-std=c11", "-c", rel]}
-                   for rel in ("a.c", "b.c")], f)
-    return ws
+    return c_project("hermes-diagnose-clangd.", ("-std=c11",))
 
 
 def call(s, verb, params, timeout=120.0):

@@ -2,33 +2,21 @@
 # the next code.* answer is computed from the edited text even for a file that answer does not
 # read itself; and an edit never starts a server. With the real clangd on a three-file C project;
 # skipped (77), saying so, where clangd is not installed.
-import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 
+from lsp_direct import C_FILES, c_project
 from server_lib import Server, check, expect_result, run_tests
 
 CLANGD = shutil.which("clangd")
 
-FILES = {
-    "b.h": "int helper(void);\n",
-    "a.c": '#include "b.h"\n\nint main(void)\n{\n\treturn helper();\n}\n',
-    "b.c": '#include "b.h"\n\nint helper(void)\n{\n\treturn 1;\n}\n',
-}
+FILES = C_FILES
 
 
 def workspace():
-    ws = os.path.realpath(tempfile.mkdtemp(prefix="hermes-code-sync."))
-    for rel, text in FILES.items():
-        with open(os.path.join(ws, rel), "w") as f:
-            f.write(text)
-    with open(os.path.join(ws, "compile_commands.json"), "w") as f:
-        json.dump([{"directory": ws, "file": rel, "arguments": ["cc", "-c", rel]}
-                   for rel in ("a.c", "b.c")], f)
-    return ws
+    return c_project("hermes-code-sync.", ())
 
 
 def call(s, verb, params, timeout=120.0):

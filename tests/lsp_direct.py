@@ -4,9 +4,31 @@
 import json
 import os
 import subprocess
+import tempfile
 import time
 
 from server_lib import check
+
+# A three-file C project for clangd (a header, the file that calls its function, the file that
+# defines it) and c_project(), which writes it with its compile_commands.json into a fresh
+# directory and returns that directory's real path.
+C_FILES = {
+    "b.h": "int helper(void);\n",
+    "a.c": '#include "b.h"\n\nint main(void)\n{\n\treturn helper();\n}\n',
+    "b.c": '#include "b.h"\n\nint helper(void)\n{\n\treturn 1;\n}\n',
+}
+
+
+def c_project(prefix, flags=()):
+    ws = os.path.realpath(tempfile.mkdtemp(prefix=prefix))
+    for rel, text in C_FILES.items():
+        with open(os.path.join(ws, rel), "w") as f:
+            f.write(text)
+    with open(os.path.join(ws, "compile_commands.json"), "w") as f:
+        json.dump([{"directory": ws, "file": rel, "arguments": ["cc", *flags, "-c", rel]}
+                   for rel in ("a.c", "b.c")], f)
+    return ws
+
 
 # The framing half of a scripted language server (a Python program the tests write out and name
 # with --lsp-server): read() takes one Content-Length message from stdin (exits at its end),
