@@ -35,7 +35,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from fleet_nginx import nginx_conf  # noqa: E402
+from fleet_nginx import free_port, nginx_conf  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HERMES = os.path.abspath(os.environ.get("HERMES", "./hermes"))
@@ -52,14 +52,6 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 def b64u(b):
     return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 class Issuer:

@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 
-from fleet_nginx import nginx_conf
+from fleet_nginx import free_port, nginx_conf
 from server_lib import HERMES, check, run_tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -28,14 +28,6 @@ MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {}}
 SEQUENCES = int(os.environ.get("HERMES_FLEET_SEQUENCES", "100"))
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def node():
