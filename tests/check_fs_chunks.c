@@ -133,7 +133,8 @@ START_TEST(a_changed_chunk_ends_the_pass_there)
 		ck_assert_uint_eq(at, p.bounds[k]);
 		hermes_buf_json_chars(&want, p.text, p.bounds[k]);
 		ck_assert_uint_eq(out.len, want.len);
-		ck_assert_mem_eq(out.data, want.data, want.len);
+		if (want.len > 0) /* nothing came before chunk 0: out holds no buffer at all */
+			ck_assert_mem_eq(out.data, want.data, want.len);
 		hermes_buf_free(&out);
 		hermes_buf_free(&want);
 		p.sums[k] = saved;
