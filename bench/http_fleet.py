@@ -35,7 +35,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from fleet_nginx import free_port, nginx_conf  # noqa: E402
+from fleet_nginx import nginx_conf  # noqa: E402
+from server_lib import free_port  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HERMES = os.path.abspath(os.environ.get("HERMES", "./hermes"))

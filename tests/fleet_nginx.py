@@ -1,19 +1,9 @@
 # tests/fleet_nginx.py: the nginx configuration that puts a fleet of `hermes mcp --listen
 # --instance=NAME` behind one address, as the README shows it: a request that carries a handle
 # (Mcp-Param-Handle, else a 2025-era Mcp-Session-Id) goes to the instance named before the
-# handle's first dot, anything else to any instance; and free_port(), a loopback port for each.
-# Shared by tests/mcp_fleet.py and bench/http_fleet.py; a module, not a test.
+# handle's first dot, anything else to any instance. Shared by tests/mcp_fleet.py and
+# bench/http_fleet.py; a module, not a test.
 import os
-import socket
-
-
-def free_port():
-    """A TCP port of 127.0.0.1 that nothing listens on just now."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def nginx_conf(d, ports, port, keepalive=0, connections=256):

@@ -18,8 +18,8 @@ import sys
 import tempfile
 import time
 
-from fleet_nginx import free_port, nginx_conf
-from server_lib import HERMES, check, run_tests
+from fleet_nginx import nginx_conf
+from server_lib import HERMES, check, free_port, run_tests
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache"))

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from server_lib import HERMES, check, run_tests
+from server_lib import HERMES, check, free_port, run_tests
 
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN,
@@ -39,14 +39,6 @@ class UnixHTTPConnection(http.client.HTTPConnection):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.settimeout(self.timeout)
         self.sock.connect(self.path)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def proc_run(conn, ws, script):

@@ -7,6 +7,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -318,6 +319,15 @@ def wait_gone(pid, within):
             return True
         time.sleep(0.02)
     return not pid_alive(pid)
+
+
+def free_port():
+    """A TCP port of 127.0.0.1 that nothing listens on just now."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
 
 
 def check(cond, what):
