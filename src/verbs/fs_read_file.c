@@ -277,8 +277,9 @@ static bool map(streamed_t *s, size_t size)
 }
 
 /* The first pass over the mapped file: one part of it, [from, to), checked in place under the
- * guard. The second part starts at `start` (>= from: past the continuation bytes that start it,
- * which the first part's end checks), and checks to the file's end. */
+ * guard. The second part starts at `start`, the bound of its first chunk (>= from: past the
+ * continuation bytes that start it, at most 3, which the first part's end checks), and checks to
+ * the file's end. */
 typedef struct mapped_part {
 	const char *map;
 	uint64_t *sums;
@@ -317,16 +318,6 @@ static void *scan_mapped_thread(void *arg)
 	if (!hermes_map_guard_run(p->map, p->size, scan_mapped_part, p))
 		p->cut = true;
 	return NULL;
-}
-
-/* The bytes the split leaves between the parts: the second part's first continuation bytes (at
- * most 3; more are not text, which the second part then tells). */
-static void skip_continuation(void *arg)
-{
-	mapped_part_t *p = arg;
-	while (p->start < p->from + 3 && p->start < p->size &&
-	       ((unsigned char)p->map[p->start] & 0xC0) == 0x80)
-		p->start++;
 }
 
 /* Checks the edge between the parts: what the first part left unchecked, up to the second's
@@ -371,12 +362,13 @@ static int scan_mapped(const hermes_call_t *call, streamed_t *s, struct stat *st
 	mapped_part_t a = { .map = s->map, .sums = s->sums, .bounds = s->bounds, .from = 0,
 	                    .to = mid ? mid : size, .size = size, .last = mid == 0, .call = call };
 	mapped_part_t b = a;
-	b.from = b.start = mid;
+	b.from = mid;
+	b.start = whole ? s->bounds[mid / STREAM_CHUNK] : mid; /* cut short: unused */
 	b.to = size;
 	b.last = true;
 	b.call = NULL;
 	pthread_t thread;
-	if (whole && mid && (whole = hermes_map_guard_run(s->map, size, skip_continuation, &b)))
+	if (whole && mid)
 		split = pthread_create(&thread, NULL, scan_mapped_thread, &b) == 0;
 	if (mid && !split) { /* no thread: one part, the whole file */
 		a.to = size;
@@ -538,7 +530,8 @@ static int next_piece(void *ctx, const char **data, size_t *len)
 	ssize_t n = fill(s->fd, s->buf + s->kept, want, s->off);
 	if (n < 0)
 		return stop_stream(s, (int)n);
-	if ((size_t)n != want || hermes_chunk_sum(s->buf + s->kept, want) != s->sums[s->off / STREAM_CHUNK])
+	if ((size_t)n != want ||
+	    hermes_chunk_sum(s->buf + s->kept, want) != s->sums[s->off / STREAM_CHUNK])
 		return stop_stream(s, 0);
 	size_t total = s->kept + want;
 	s->off += want;
@@ -564,16 +557,22 @@ static int next_escaped(void *ctx, const char **data, size_t *len)
 	return stop_stream(s, r == -2 ? -ENOMEM : 0);
 }
 
-static void release_streamed(void *ctx)
+/* Frees s, the second pass's thread stopped first; its fd stays open. */
+static void free_streamed(streamed_t *s)
 {
-	streamed_t *s = ctx;
 	hermes_escaped_chunks_free(s->ahead);
-	free(s->bounds);
 	unmap(s);
-	close(s->fd);
+	free(s->bounds);
 	free(s->sums);
 	free(s->path);
 	free(s);
+}
+
+static void release_streamed(void *ctx)
+{
+	streamed_t *s = ctx;
+	close(s->fd);
+	free_streamed(s);
 }
 
 /* fs.readFile streamed: the first pass now, the second as the result is written. True once it
@@ -624,11 +623,7 @@ static bool read_streamed(const hermes_call_t *call, const char *path,
 		hermes_call_stream_string(call, &result->content, &source);
 		return true;
 	}
-	unmap(s);
-	free(s->sums);
-	free(s->bounds);
-	free(s->path);
-	free(s);
+	free_streamed(s); /* fd is read whole */
 	return false;
 }
 
