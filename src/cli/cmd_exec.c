@@ -46,17 +46,15 @@ static void help(void)
 /* Set once standard output failed: nothing more is run, since nobody would see the results. */
 static bool output_lost;
 
-/* Once the output passes 256 KiB (a big result, written in pieces as it is made), a standard
+/* Once the output passes WIDEN_AFTER (a big result, written in pieces as it is made), a standard
  * output that is a pipe of the default 64 KiB is widened to 1 MiB (pipe-max-size, what anyone
- * may ask for) or as near as allowed, once. Through 64 KiB, each piece waited for the reader to
- * take four pipefuls, and the next piece was made only after: 50 MB of C source took 75 ms to
- * reach a reader where 1 MiB let the escaping go on while the reader read, 38 ms (`cat` 34). */
+ * may ask for) or as near as allowed. Through 64 KiB, each piece waited for the reader to take
+ * four pipefuls, and the next piece was made only after: 50 MB of C source took 75 ms to reach a
+ * reader where 1 MiB let the escaping go on while the reader read, 38 ms (`cat` 34). */
+#define WIDEN_AFTER ((size_t)256 << 10)
+
 static void widen_output(void)
 {
-	static bool done;
-	if (done)
-		return;
-	done = true;
 	int now = fcntl(STDOUT_FILENO, F_GETPIPE_SZ);
 	for (int want = 1 << 20; now > 0 && want > now; want /= 2)
 		if (fcntl(STDOUT_FILENO, F_SETPIPE_SZ, want) >= 0)
@@ -69,8 +67,8 @@ static void widen_output(void)
 static bool write_piece(void *ctx, const char *data, size_t len)
 {
 	(void)ctx;
-	static size_t total;
-	if ((total += len) > ((size_t)256 << 10))
+	static size_t total; /* written so far, up to past WIDEN_AFTER: the widening is tried once */
+	if (total <= WIDEN_AFTER && (total += len) > WIDEN_AFTER)
 		widen_output();
 	int rc = fflush(stdout) == 0 ? hermes_write_all(STDOUT_FILENO, data, len) : -errno;
 	if (rc == 0)

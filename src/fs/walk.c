@@ -73,9 +73,7 @@ int hermes_walk_threads(int requested)
 {
 	int n = requested;
 	if (n <= 0)
-		n = hermes_processor_count();
-	if (n < 1)
-		n = 1;
+		n = hermes_processor_count(); /* at least 1 */
 	return n > HERMES_WALK_MAX_THREADS ? HERMES_WALK_MAX_THREADS : n;
 }
 

@@ -291,9 +291,9 @@ static size_t queued(server_t *srv)
  * blocks the last one freed (run at the end of the read, 64 of them held each kind of block at
  * once, past malloc's per-thread cache). Their replies are gathered and flushed from here at the
  * end of the read, or every srv->flush_every (stdio: one writev() for what the pipe takes, the
- * rest by the writer): one request at a time is written at once too, with no hand-off. Only while the
- * replies waiting leave room: past that the calls go to the pool, whose workers wait for the
- * client. */
+ * rest by the writer): one request at a time is written at once too, with no hand-off. Only
+ * while the replies waiting leave room: past that the calls go to the pool, whose workers wait
+ * for the client. */
 static bool run_here(server_t *srv, request_t *req)
 {
 	if (queued(srv) >= HERMES_SERVER_MAX_QUEUED_BYTES / 2)
