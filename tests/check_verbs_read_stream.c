@@ -128,6 +128,20 @@ static char *check_same(const char *rel)
 	return json;
 }
 
+/* streamed() with fn told the call's progress (it changes the file at some report); *calls
+ * counts the reports. */
+static char *streamed_changing(const char *rel, hermes_progress_fn fn, int *calls,
+                               hermes_outcome_t *outcome)
+{
+	hermes_cancel_t *cancel = hermes_cancel_new();
+	*calls = 0;
+	hermes_cancel_set_progress(cancel, fn, calls);
+	sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
+	char *text = streamed(rel, &s, cancel, 0, outcome);
+	hermes_cancel_free(cancel);
+	return text;
+}
+
 static char *version_of(const char *rel)
 {
 	return strdup(vt_str(vt_call("fs.stat", vt_args("path", rel, NULL)), "version"));
@@ -393,13 +407,9 @@ START_TEST(change_in_first_pass_retries)
 	grow_by = 1000;
 	char *t = make_text(2 * MIB);
 	vt_put("ws/big.txt", t);
-	hermes_cancel_t *cancel = hermes_cancel_new();
-	int calls = 0;
-	hermes_cancel_set_progress(cancel, grow_once, &calls);
-	sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
+	int calls;
 	hermes_outcome_t o;
-	char *a = streamed("big.txt", &s, cancel, 0, &o);
-	hermes_cancel_free(cancel);
+	char *a = streamed_changing("big.txt", grow_once, &calls, &o);
 	ck_assert_int_ge(calls, 1);
 	ck_assert_int_eq(o, HERMES_OUTCOME_SUCCEEDED);
 	char *b = whole("big.txt", 0); /* the file as it is now, read whole */
@@ -426,12 +436,8 @@ START_TEST(growth_past_limit)
 	grow_by = MIB;
 	char *t = make_text(MIB + MIB / 2);
 	vt_put("ws/big.txt", t);
-	hermes_cancel_t *cancel = hermes_cancel_new();
-	int calls = 0;
-	hermes_cancel_set_progress(cancel, grow_once, &calls);
-	sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
-	char *a = streamed("big.txt", &s, cancel, 0, NULL);
-	hermes_cancel_free(cancel);
+	int calls;
+	char *a = streamed_changing("big.txt", grow_once, &calls, NULL);
 	ck_assert_msg(strstr(a, "\"errorCode\":\"TooLarge\"") && strstr(a, "grew past the read limit"),
 	              "%s", a);
 	ck_assert_ptr_null(strstr(a, "\"content\""));
@@ -538,13 +544,9 @@ START_TEST(cut_in_first_pass_reads_again)
 		grow_rel = "big.txt";
 		char *t = make_text(sizes[i]);
 		vt_put("ws/big.txt", t);
-		hermes_cancel_t *cancel = hermes_cancel_new();
-		int calls = 0;
-		hermes_cancel_set_progress(cancel, cut_once, &calls);
-		sink_t s = { HERMES_BUF_INIT, 0, NULL, NULL };
+		int calls;
 		hermes_outcome_t o;
-		char *a = streamed("big.txt", &s, cancel, 0, &o);
-		hermes_cancel_free(cancel);
+		char *a = streamed_changing("big.txt", cut_once, &calls, &o);
 		ck_assert_int_ge(calls, 1);
 		ck_assert_msg(o == HERMES_OUTCOME_SUCCEEDED, "%zu: %.300s", sizes[i], a);
 		char *b = whole("big.txt", 0);
