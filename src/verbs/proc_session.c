@@ -175,19 +175,17 @@ static bool wait_for_scan(wait_for_t *w, hermes_started_prog_t *p, int64_t *scan
 			w->len = 0; /* some output was dropped before it was scanned: a fresh line */
 		*scanned = at;
 		for (size_t i = 0; i < n; i++) {
-			bool full = w->len == WAIT_FOR_LINE_MAX;
-			if (chunk[i] == '\n' || full) {
+			/* a newline ends the line, also one that comes right after a full piece (it is
+			 * never the first byte of the next line) */
+			bool nl = chunk[i] == '\n';
+			if (nl || w->len == WAIT_FOR_LINE_MAX) {
 				bool m = wait_for_match(w);
 				w->len = 0;
-				if (m) {
-					*scanned = at + (int64_t)i + (chunk[i] == '\n');
-					return true;
+				if (m || wait_for_out_of_time(w)) {
+					*scanned = at + (int64_t)i + nl;
+					return m;
 				}
-				if (wait_for_out_of_time(w)) {
-					*scanned = at + (int64_t)i + (chunk[i] == '\n');
-					return false;
-				}
-				if (!full)
+				if (nl)
 					continue;
 			}
 			w->line[w->len++] = chunk[i];
