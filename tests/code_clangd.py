@@ -2,7 +2,8 @@
 # copy with a compile_commands.json made from the build's flags. Each answer is checked against
 # what clangd answers when this test drives it directly with its own small LSP client. Also: 64
 # concurrent code.references, an outline, diagnostics with columns in characters of a line holding
-# multi-byte characters. Skipped (77), saying so, where clangd is not installed.
+# multi-byte characters; clangd's preambles kept in a TMPDIR of its own that goes with it. Skipped
+# (77), saying so, where clangd is not installed.
 import json
 import os
 import shutil
@@ -165,6 +166,33 @@ def test_diagnostics_columns_are_characters():
         check(errs and errs[0]["severity"] == "error", r)
         check((errs[0]["line"], errs[0]["column"]) == (3, line.index("undefined_name") + 1), errs)
         check(errs[0]["endColumn"] - errs[0]["column"] == len("undefined_name"), errs)
+
+
+def test_preambles_stay_in_the_servers_own_tmpdir_and_go_with_it():
+    """clangd keeps a file's precompiled preamble in TMPDIR, several MB, and leaves it there when it
+    is killed: under Hermes that is a directory of its own, removed when the server ends."""
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix="hermes-clangd-tmpdir-test."))
+    ws = os.path.realpath(tempfile.mkdtemp(prefix="hermes-clangd-small."))
+    try:
+        with open(os.path.join(ws, "main.c"), "w") as f:
+            f.write("#include <stdio.h>\nint add(int a, int b) { return a + b; }\n"
+                    "int main(void) { printf(\"%d\\n\", add(1, 2)); return 0; }\n")
+        with open(os.path.join(ws, "compile_commands.json"), "w") as f:
+            json.dump([{"directory": ws, "file": "main.c", "arguments": ["cc", "-c", "main.c"]}], f)
+        with Server(cwd=ws, env=dict(os.environ, TMPDIR=tmp)) as s:
+            call(s, "code.diagnostics", {"path": "main.c"})
+            r = call(s, "code.definition", {"path": "main.c", "line": 3, "column": 35})
+            check(r["definitions"][0]["line"] == 2, r)
+            own = [d for d in os.listdir(tmp) if d.startswith("hermes-tmp-%d-" % s.proc.pid)]
+            check(len(own) == 1 and sorted(os.listdir(tmp)) == own, os.listdir(tmp))
+            check(any(f.startswith("preamble-") for f in os.listdir(os.path.join(tmp, own[0]))),
+                  "no preamble in %s" % os.listdir(os.path.join(tmp, own[0])))
+            s.close_stdin()
+            check(s.proc.wait(30) == 0, "hermes exits")
+            check(os.listdir(tmp) == [], "left in TMPDIR: %s" % os.listdir(tmp))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 def test_rename_across_files_all_or_nothing_and_the_copy_still_compiles():

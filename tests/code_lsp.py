@@ -5,6 +5,7 @@
 # tests/code_clangd.py.
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from server_lib import HERMES, Server, check, expect_result, pid_alive, run_test
 # outlines.txt in its working directory),
 # definition (line 1 of the same file); on hover at line 2 it exits at once (a crash mid-request),
 # on hover at line 3 it never answers and writes the id of the $/cancelRequest it gets to
-# cancelled.txt in its working directory (the workspace root).
+# cancelled.txt in its working directory (the workspace root). At its start it writes its TMPDIR
+# to tmpdir.txt there, and leaves a file in that TMPDIR when it is Hermes's own for it.
 FAKE = FAKE_SERVER_IO + r'''
 import json, os, sys
 sys.stderr.write("fake server up\n"); sys.stderr.flush()
@@ -29,6 +31,10 @@ while True:
     m = read()
     meth, mid = m.get("method"), m.get("id")
     if meth == "initialize":
+        tmp = os.environ.get("TMPDIR", "")
+        open("tmpdir.txt", "w").write(tmp)
+        if os.path.basename(tmp).startswith("hermes-tmp-"):
+            open(os.path.join(tmp, "left-by-the-server"), "w").write("x")
         # a request of its own first: Hermes must answer it and go on
         send({"jsonrpc": "2.0", "id": "cfg", "method": "workspace/configuration",
               "params": {"items": [{"section": "x"}, {"section": "y"}]}})
@@ -71,9 +77,9 @@ while True:
 '''
 
 
-def server(extra=()):
+def server(extra=(), env=None):
     s = Server(args=["--lsp-server=go=%s %s" % (sys.executable, os.path.join(
-        tempfile.gettempdir(), "hermes-fake-lsp-%d.py" % os.getpid()))] + list(extra))
+        tempfile.gettempdir(), "hermes-fake-lsp-%d.py" % os.getpid()))] + list(extra), env=env)
     s.write_file("main.go", "func f() {\n\tcrash()\n\tslow()\n}\n")
     return s
 
@@ -291,6 +297,54 @@ def test_no_server_for_a_language_is_a_clear_error():
         r = failed(call(s, "code.symbols", {"path": "a.txt"}), "InvalidArgument")
         check("no language" in r["errorMessage"], r)
         r = failed(call(s, "code.definition", {"namePath": "x"}), "InvalidArgument")
+
+
+def test_each_server_has_a_tmpdir_of_its_own_removed_when_it_ends():
+    """What a server leaves in its TMPDIR (clangd's preambles, when it is killed) goes with it:
+    when it crashes and the next call starts another, when Hermes ends, and when Hermes is killed
+    (then at the next Hermes's first server)."""
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix="hermes-lsp-tmpdir-test."))
+    env = dict(os.environ, TMPDIR=tmp)
+
+    def its_tmpdir(s):
+        d = open(os.path.join(s.root, "tmpdir.txt")).read()
+        check(os.path.dirname(d) == tmp and os.path.basename(d).startswith(
+            "hermes-tmp-%d-" % s.proc.pid), "the server's TMPDIR is %r" % d)
+        check(os.stat(d).st_mode & 0o777 == 0o700, "%s is not private" % d)
+        check(os.path.exists(os.path.join(d, "left-by-the-server")), "nothing in %s" % d)
+        return d
+
+    def definition(s):
+        ok(call(s, "code.definition", {"path": "main.go", "namePath": "f"}))
+
+    try:
+        with server(env=env) as s:
+            definition(s)
+            first = its_tmpdir(s)
+            pid = server_pid(s)
+            os.kill(pid, signal.SIGKILL)
+            wait_gone(pid, 5)
+            definition(s)
+            second = its_tmpdir(s)
+            check(second != first and not os.path.exists(first),
+                  "the killed server's %s is still there" % first)
+            s.close_stdin()
+            check(s.proc.wait(30) == 0, "hermes exits")
+            check(os.listdir(tmp) == [], "left in TMPDIR after Hermes ended: %s" % os.listdir(tmp))
+        with server(env=env) as s:
+            definition(s)
+            left = its_tmpdir(s)
+            pid = server_pid(s)
+            s.proc.send_signal(signal.SIGKILL)
+            s.proc.wait(5)
+            wait_gone(pid, 10)
+        check(os.path.exists(left), "a killed Hermes cannot remove %s" % left)
+        with server(env=env) as s:
+            definition(s)
+            check(not os.path.exists(left), "the next Hermes did not remove %s" % left)
+            its_tmpdir(s)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_nothing_survives_kill_9_of_hermes():

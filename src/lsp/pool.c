@@ -12,6 +12,7 @@
 #include "core/verb.h"
 #include "lsp/pool.h"
 #include "proc/program.h"
+#include "proc/tmpdir.h"
 
 /* A file extension's language and the languageId a document of it is opened with. */
 static const struct {
@@ -45,6 +46,7 @@ typedef struct slot slot_t;
 struct slot {
 	hermes_lsp_client_t *client;
 	char *root;                /* the workspace root it serves */
+	char *tmpdir;              /* the server's own TMPDIR (proc/tmpdir.h), or NULL */
 	int refs;
 	slot_t *next;              /* retired slots: ended clients still referenced */
 };
@@ -183,6 +185,16 @@ hermes_lsp_pool_t *hermes_lsp_pool_new(const hermes_config_t *config,
 	return pool;
 }
 
+/* Ends a slot's server, then removes its temporary directory: whatever the server left there,
+ * stopped or killed, goes with it. */
+static void slot_free(slot_t *slot)
+{
+	hermes_lsp_client_free(slot->client);
+	hermes_tmpdir_remove(slot->tmpdir);
+	free(slot->root);
+	free(slot);
+}
+
 /* Frees the clients of a server (pool lock held, or no other thread left). */
 static void drop_active(hermes_lsp_pool_t *pool, server_t *s)
 {
@@ -191,9 +203,7 @@ static void drop_active(hermes_lsp_pool_t *pool, server_t *s)
 		return;
 	s->active = NULL;
 	if (slot->refs == 0) {
-		hermes_lsp_client_free(slot->client);
-		free(slot->root);
-		free(slot);
+		slot_free(slot);
 	} else {
 		slot->next = pool->retired;
 		pool->retired = slot;
@@ -233,20 +243,15 @@ void hermes_lsp_pool_free(hermes_lsp_pool_t *pool)
 		pthread_join(pool->sweeper, NULL);
 	for (size_t i = 0; i < pool->nservers; i++) {
 		server_t *s = &pool->servers[i];
-		if (s->active) {
-			hermes_lsp_client_free(s->active->client);
-			free(s->active->root);
-			free(s->active);
-		}
+		if (s->active)
+			slot_free(s->active);
 		if (s->argv)
 			free(s->argv[0]);
 		free(s->argv);
 	}
 	for (slot_t *r = pool->retired, *next; r; r = next) {
 		next = r->next;
-		hermes_lsp_client_free(r->client);
-		free(r->root);
-		free(r);
+		slot_free(r);
 	}
 	pthread_mutex_destroy(&pool->lock);
 	pthread_cond_destroy(&pool->cond);
@@ -292,33 +297,36 @@ static int start_server(hermes_lsp_pool_t *pool, server_t *s, const hermes_ws_t 
 		                 "another with --lsp-server)", s->languages, s->argv[0], s->install);
 		return -1;
 	}
-	char **envp = hermes_program_env(&pool->config, NULL, 0);
+	slot_t *slot = calloc(1, sizeof *slot);
+	char *tmp_env = NULL, **envp = NULL;
+	if (slot && (slot->root = strdup(ws->root)) != NULL) {
+		/* Without a directory of its own (a TMPDIR Hermes cannot write), it runs with the usual. */
+		if (hermes_tmpdir_make(&slot->tmpdir) == 0 &&
+		    asprintf(&tmp_env, "TMPDIR=%s", slot->tmpdir) < 0)
+			tmp_env = NULL;
+		envp = hermes_program_env(&pool->config, tmp_env ? &tmp_env : NULL, tmp_env ? 1 : 0);
+	}
 	if (!envp) {
 		if (exe_fd >= 0)
 			close(exe_fd);
+		free(tmp_env);
+		if (slot)
+			slot_free(slot);
 		hermes_error_set(err, HERMES_E_INTERNAL, "out of memory starting %s", s->argv[0]);
 		return -1;
 	}
 	hermes_spawn_t spec = {exe_fd, resolved, s->argv, envp, ws->root_fd, -1, -1, -1,
 	                       (int)pool->config.sandbox, ws->root_fd, false};
-	hermes_lsp_client_t *client;
-	rc = hermes_lsp_client_start(&spec, ws->root, HERMES_LSP_START_MS, cancel, &client, err);
+	rc = hermes_lsp_client_start(&spec, ws->root, HERMES_LSP_START_MS, cancel, &slot->client, err);
 	free(envp);
+	free(tmp_env);
 	if (exe_fd >= 0)
 		close(exe_fd);
-	if (rc < 0)
-		return -1;
-	slot_t *slot = calloc(1, sizeof *slot);
-	if (slot && !(slot->root = strdup(ws->root))) {
-		free(slot);
-		slot = NULL;
-	}
-	if (!slot) {
-		hermes_lsp_client_free(client);
-		hermes_error_set(err, HERMES_E_INTERNAL, "out of memory starting %s", s->argv[0]);
+	if (rc < 0) {
+		slot->client = NULL;
+		slot_free(slot);
 		return -1;
 	}
-	slot->client = client;
 	s->active = slot;
 	return 0;
 }
@@ -415,9 +423,7 @@ void hermes_lsp_pool_release(hermes_lsp_pool_t *pool, hermes_lsp_client_t *clien
 			if (--r->refs == 0) {
 				*pp = r->next;
 				pthread_mutex_unlock(&pool->lock);
-				hermes_lsp_client_free(r->client);
-				free(r->root);
-				free(r);
+				slot_free(r);
 				return;
 			}
 			break;

@@ -1,0 +1,87 @@
+/* proc/tmpdir.c: private temporary directories of the programs Hermes starts (tmpdir.h). */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc/tmpdir.h"
+
+#define PREFIX "hermes-tmp-"
+
+/* Where they are made: $TMPDIR when it is an absolute path, else /tmp. */
+static const char *parent_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && t[0] == '/' ? t : "/tmp";
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path); /* one that cannot be removed is left; the rest are still tried */
+	return 0;
+}
+
+void hermes_tmpdir_remove(char *path)
+{
+	if (!path)
+		return;
+	/* depth first, each entry as itself (a symbolic link is unlinked, not followed), and never
+	 * into another file system mounted beneath */
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	free(path);
+}
+
+/* Removes those of Hermes processes that are gone: PREFIX<pid>-<n> of this user whose pid is no
+ * longer there. */
+static void remove_stale(const char *parent)
+{
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		char path[4096];
+		struct stat st;
+		if (sscanf(e->d_name, PREFIX "%ld-", &pid) == 1 && pid > 0 && kill((pid_t)pid, 0) != 0 &&
+		    errno == ESRCH &&
+		    snprintf(path, sizeof path, "%s/%s", parent, e->d_name) < (int)sizeof path &&
+		    lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
+			hermes_tmpdir_remove(strdup(path));
+	}
+	closedir(d);
+}
+
+int hermes_tmpdir_make(char **path)
+{
+	static atomic_bool swept;
+	static atomic_uint seq;
+	*path = NULL;
+	const char *parent = parent_dir();
+	if (!atomic_exchange(&swept, true))
+		remove_stale(parent);
+	char buf[4096];
+	int len = snprintf(buf, sizeof buf, "%s/" PREFIX "%ld-%u", parent, (long)getpid(),
+	                   atomic_fetch_add(&seq, 1));
+	if (len < 0 || (size_t)len >= sizeof buf)
+		return -ENAMETOOLONG;
+	if (mkdir(buf, 0700) != 0)
+		return -errno;
+	if (!(*path = strdup(buf))) {
+		rmdir(buf);
+		return -ENOMEM;
+	}
+	return 0;
+}
