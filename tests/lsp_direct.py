@@ -3,6 +3,7 @@
 # against the server's own.
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -85,8 +86,12 @@ class Direct:
     def __init__(self, command, root, language_id):
         self.root = root
         self.language_id = language_id
+        # a TMPDIR of its own, removed by close(): what the killed server leaves there (clangd's
+        # preambles) does not pile up in /tmp
+        self.tmp = tempfile.mkdtemp(prefix="hermes-lsp-direct.")
         self.p = subprocess.Popen(command, cwd=root, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ, TMPDIR=self.tmp))
         self.next_id = 0
         self.active = 0
         self.seen = False
@@ -152,6 +157,7 @@ class Direct:
     def close(self):
         self.p.kill()
         self.p.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def at(self, method, rel, line, col, extra=None):
         params = {"textDocument": {"uri": "file://" + os.path.join(self.root, rel)},
