@@ -49,6 +49,12 @@ class Server:
         self.next_id = 1
         self.stderr_path = os.path.join(self.tmp, ".stderr")
         self.stderr_file = open(self.stderr_path, "wb")
+        # Its own TMPDIR unless the test gives one, removed by close(): close() kills Hermes, and
+        # what its language servers leave in their TMPDIR (clangd's preambles) goes with it.
+        self.own_tmpdir = None
+        if env is None or "TMPDIR" not in env:
+            self.own_tmpdir = tempfile.mkdtemp(prefix="hermes-serve-tmpdir.")
+            env = dict(os.environ if env is None else env, TMPDIR=self.own_tmpdir)
         self.proc = subprocess.Popen([HERMES, command] + list(args), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr_file,
                                      cwd=self.root, env=env)
@@ -224,6 +230,8 @@ class Server:
                 pass
         self.stderr_file.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.own_tmpdir:
+            shutil.rmtree(self.own_tmpdir, ignore_errors=True)
 
     def __enter__(self):
         return self
