@@ -12,6 +12,7 @@
 # on Hermes's side can prevent; the figure for Hermes's own window is "sed lost".
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -90,6 +91,7 @@ def main():
         sed_lost += runs[0] - xs
     for s in servers:
         s.close()
+    shutil.rmtree(root, ignore_errors=True)
     print("%s: %d rounds, hermes edits: %d succeeded, %d lost (%.2f%%); sed runs: %d, %d lost "
           "(%.2f%%); all changes lost: %d of %d (%.2f%%)" %
           (os.path.basename(HERMES), ROUNDS, h_ok, h_lost, 100.0 * h_lost / max(h_ok, 1), sed_ok,

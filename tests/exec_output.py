@@ -7,16 +7,15 @@ import fcntl
 import json
 import os
 import subprocess
-import tempfile
 
-from server_lib import HERMES, check, run_tests
+from server_lib import HERMES, check, run_tests, temp_dir
 
 F_SETPIPE_SZ = 1031
 F_GETPIPE_SZ = 1032
 
 
 def workspace(size):
-    root = tempfile.mkdtemp(prefix="hermes-exec-output.")
+    root = temp_dir("hermes-exec-output.")
     line = "\tif (x == \"a\\b\") return 1; /* text that needs escapes */\n"
     text = (line * (size // len(line) + 1))[:size]
     with open(os.path.join(root, "f.txt"), "w") as f:

@@ -6,10 +6,9 @@
 import os
 import signal
 import subprocess
-import tempfile
 import time
 
-from server_lib import HERMES, check, run_tests, wait_gone
+from server_lib import HERMES, check, run_tests, temp_dir, wait_gone
 
 BATCH = """verb: proc.run
 arguments: {executable: sh, arguments: ["-c", "trap '' TERM INT; sleep 300 & echo $! > bgpid; exec sleep 301"]}
@@ -20,7 +19,7 @@ arguments: {path: after, content: x}
 
 
 def signal_exec(sig):
-    root = tempfile.mkdtemp(prefix="hermes-exec-signal.")
+    root = temp_dir("hermes-exec-signal.")
     p = subprocess.Popen([HERMES, "exec", "--root=" + root], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

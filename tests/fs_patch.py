@@ -5,9 +5,8 @@
 import json
 import os
 import subprocess
-import tempfile
 
-from server_lib import HERMES, Server, check, expect_result, frame, run_tests
+from server_lib import HERMES, Server, check, expect_result, frame, run_tests, temp_dir
 
 
 def exec_verb(root, verb, args):
@@ -42,7 +41,7 @@ def snapshot(root):
 
 
 def test_each_format_through_exec():
-    root = tempfile.mkdtemp(prefix="hermes-patch-test.")
+    root = temp_dir("hermes-patch-test.")
     put(root, "a.py", "def f():\n\treturn 1\n\n\ndef g():\n\treturn 2\n")
     r = exec_verb(root, "fs.applyPatch", {"patch":
         "*** Begin Patch\n*** Update File: a.py\n@@ def g():\n-    return 2\n+    return 3\n"

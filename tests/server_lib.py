@@ -2,6 +2,7 @@
 # It spawns the real binary ($HERMES serve ...) in a fresh temporary workspace, frames requests in
 # either framing, and checks every reply's framing byte for byte (a Content-Length header that is
 # off by one, or a stray byte on stdout, fails the test).
+import atexit
 import json
 import os
 import select
@@ -327,6 +328,13 @@ def wait_gone(pid, within):
             return True
         time.sleep(0.02)
     return not pid_alive(pid)
+
+
+def temp_dir(prefix):
+    """A fresh temporary directory, removed with everything in it when the test program exits."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
+    return d
 
 
 def free_port():
