@@ -10,6 +10,13 @@ tests_check_lsp_memo_CFLAGS = $(tests_check_cflags)
 tests_check_lsp_memo_LDADD = libhermes_lsp.la libhermes_proc.la libhermes_fs.la libhermes_core.la $(CHECK_LIBS) -lpthread
 TESTS += tests/check_lsp_memo
 
+# a language server's private TMPDIR, and the sweep of what gone Hermes processes left (src/proc)
+check_PROGRAMS += tests/check_proc_tmpdir
+tests_check_proc_tmpdir_SOURCES = tests/check_proc_tmpdir.c
+tests_check_proc_tmpdir_CFLAGS = $(tests_check_cflags)
+tests_check_proc_tmpdir_LDADD = libhermes_proc.la libhermes_fs.la libhermes_core.la $(CHECK_LIBS) -lpthread
+TESTS += tests/check_proc_tmpdir
+
 check_PROGRAMS += tests/check_verbs_read
 tests_check_verbs_read_SOURCES = tests/check_verbs_read.c $(verbs_check_sources)
 tests_check_verbs_read_CFLAGS = $(tests_check_cflags)

@@ -1,7 +1,6 @@
 /* proc/cgroup.c: a cgroup v2 per run (cgroup.h), beneath the cgroup Hermes runs in. */
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "proc/cgroup.h"
+#include "proc/leftovers.h"
 
 /* Where cgroup v2 is mounted: /proc/self/mountinfo's "cgroup2" line (/sys/fs/cgroup, or
  * /sys/fs/cgroup/unified on a hybrid machine). 0 or -ENOENT. */
@@ -59,22 +59,11 @@ static int own_cgroup(char *out, size_t n)
 	return rc;
 }
 
-/* Removes the empty cgroups that Hermes processes gone without removing theirs left beside ours
- * (hermes-<pid>-<n> whose pid is no longer there): once, at the first run. */
-static void remove_stale(const char *parent)
+/* An empty cgroup that a Hermes process gone left beside ours (removing one that still holds a
+ * process fails, harmlessly). */
+static void remove_empty(const char *path)
 {
-	DIR *d = opendir(parent);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		long pid;
-		char path[4096];
-		if (sscanf(e->d_name, "hermes-%ld-", &pid) == 1 && pid > 0 && kill((pid_t)pid, 0) != 0 &&
-		    errno == ESRCH && snprintf(path, sizeof path, "%s/%s", parent, e->d_name) < (int)sizeof path)
-			rmdir(path); /* fails, harmlessly, while a process is still in it */
-	}
-	closedir(d);
+	rmdir(path);
 }
 
 int hermes_cgroup_make(hermes_cgroup_t *cg)
@@ -98,7 +87,7 @@ int hermes_cgroup_make(hermes_cgroup_t *cg)
 		return -ENAMETOOLONG;
 	if (!atomic_exchange(&swept, true)) {
 		*strrchr(path, '/') = '\0';
-		remove_stale(path);
+		hermes_leftovers_sweep(path, "hermes-", remove_empty);
 		path[strlen(path)] = '/';
 	}
 	if (mkdir(path, 0755) != 0)

@@ -1,10 +1,8 @@
 /* proc/tmpdir.c: private temporary directories of the programs Hermes starts (tmpdir.h). */
 #include <config.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "proc/leftovers.h"
 #include "proc/tmpdir.h"
 
 #define PREFIX "hermes-tmp-"
@@ -43,25 +42,9 @@ void hermes_tmpdir_remove(char *path)
 	free(path);
 }
 
-/* Removes those of Hermes processes that are gone: PREFIX<pid>-<n> of this user whose pid is no
- * longer there. */
-static void remove_stale(const char *parent)
+static void remove_left(const char *path)
 {
-	DIR *d = opendir(parent);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		long pid;
-		char path[4096];
-		struct stat st;
-		if (sscanf(e->d_name, PREFIX "%ld-", &pid) == 1 && pid > 0 && kill((pid_t)pid, 0) != 0 &&
-		    errno == ESRCH &&
-		    snprintf(path, sizeof path, "%s/%s", parent, e->d_name) < (int)sizeof path &&
-		    lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid())
-			hermes_tmpdir_remove(strdup(path));
-	}
-	closedir(d);
+	hermes_tmpdir_remove(strdup(path));
 }
 
 int hermes_tmpdir_make(char **path)
@@ -71,7 +54,7 @@ int hermes_tmpdir_make(char **path)
 	*path = NULL;
 	const char *parent = parent_dir();
 	if (!atomic_exchange(&swept, true))
-		remove_stale(parent);
+		hermes_leftovers_sweep(parent, PREFIX, remove_left);
 	char buf[4096];
 	int len = snprintf(buf, sizeof buf, "%s/" PREFIX "%ld-%u", parent, (long)getpid(),
 	                   atomic_fetch_add(&seq, 1));
