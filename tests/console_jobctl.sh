@@ -26,7 +26,7 @@ wait_for() {
 trap 't kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 
 t -f /dev/null new-session -d -x 100 -y 30 \
-	"env -i HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' PATH='$PATH' TERM=xterm PS1='shell\$ ' bash --norc --noprofile -i" \
+	"env -i HOME='$HOME' XDG_STATE_HOME='$XDG_STATE_HOME' PATH='$PATH' TERM=xterm HISTFILE= PS1='shell\$ ' bash --norc --noprofile -i" \
 	|| skip "tmux cannot start a session here"
 wait_for 'shell$'
 t send-keys "cd '$ws' && '$HERMES' -i" Enter
