@@ -32,19 +32,19 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 	return 0;
 }
 
+/* Removes path with everything in it: depth first, each entry as itself (a symbolic link is
+ * unlinked, not followed), never into another file system mounted beneath. Also the sweep's. */
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
 void hermes_tmpdir_remove(char *path)
 {
 	if (!path)
 		return;
-	/* depth first, each entry as itself (a symbolic link is unlinked, not followed), and never
-	 * into another file system mounted beneath */
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	remove_tree(path);
 	free(path);
-}
-
-static void remove_left(const char *path)
-{
-	hermes_tmpdir_remove(strdup(path));
 }
 
 int hermes_tmpdir_make(char **path)
@@ -54,7 +54,7 @@ int hermes_tmpdir_make(char **path)
 	*path = NULL;
 	const char *parent = parent_dir();
 	if (!atomic_exchange(&swept, true))
-		hermes_leftovers_sweep(parent, PREFIX, remove_left);
+		hermes_leftovers_sweep(parent, PREFIX, remove_tree);
 	char buf[4096];
 	int len = snprintf(buf, sizeof buf, "%s/" PREFIX "%ld-%u", parent, (long)getpid(),
 	                   atomic_fetch_add(&seq, 1));
