@@ -26,6 +26,7 @@
 #include "auth/oauth.h"
 #include "auth/rights.h"
 #include "core/desc.h"
+#include "check_run.h"
 
 static void b64url(const unsigned char *in, size_t len, char *out)
 {
@@ -643,10 +644,7 @@ int main(void)
 	suite_add_tcase(s, oauth);
 	if (!mkdtemp(token_dir))
 		return 1;
-	SRunner *r = srunner_create(s);
-	srunner_run_all(r, CK_ENV);
-	int failed = srunner_ntests_failed(r);
-	srunner_free(r);
+	int failed = check_run(s);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", token_dir);
 	if (system(cmd) != 0)

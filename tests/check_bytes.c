@@ -9,6 +9,7 @@
 
 #include "core/base64.h"
 #include "fs/imageinfo.h"
+#include "check_run.h"
 
 static char *enc(const char *s, size_t n)
 {
@@ -221,9 +222,6 @@ int main(void)
 	tcase_add_test(tc, image_headers);
 	tcase_add_test(tc, image_refusals);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

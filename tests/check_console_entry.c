@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/console_entry.h"
+#include "check_run.h"
 
 static hermes_console_entry_t e;
 
@@ -200,9 +201,6 @@ int main(void)
 	tcase_add_test(tc, text_blank);
 	tcase_add_test(tc, limit_marks_oversized);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -24,6 +24,7 @@
 #include "core/json.h"
 #include "core/utf8.h"
 #include "core/verb.h"
+#include "check_run.h"
 
 /* ---- stub verbs ----------------------------------------------------------------------------- */
 
@@ -952,9 +953,6 @@ static Suite *core_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(core_suite());
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(core_suite());
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

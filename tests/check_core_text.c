@@ -17,6 +17,7 @@
 #include "core/encode.h"
 #include "core/utf8.h"
 #include "core/verb.h"
+#include "check_run.h"
 
 /* ---- references: one byte at a time, as RFC 3629 and RFC 8259 say it --------------------- */
 
@@ -553,9 +554,6 @@ int main(void)
 	tcase_add_test(tc, sourced_string_matches_whole);
 	tcase_add_test(tc, sourced_string_fails);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/fdio.h"
+#include "check_run.h"
 
 #define BIG (1024 * 1024) /* far more than a pipe holds (64 KiB by default) */
 
@@ -145,9 +146,6 @@ int main(void)
 	tcase_add_test(tc, timed_write_reader_gone);
 	tcase_add_test(tc, write_and_read_whole);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

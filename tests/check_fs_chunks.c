@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "fs/chunks.h"
 #include "fs/mapguard.h"
+#include "check_run.h"
 
 #define CHUNK ((size_t)4096)
 
@@ -186,9 +187,6 @@ int main(void)
 	tcase_add_test(tc, a_changed_chunk_ends_the_pass_there);
 	tcase_add_test(tc, a_file_cut_short_ends_the_pass);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

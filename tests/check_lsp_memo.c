@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lsp/client_internal.h"
+#include "check_run.h"
 
 static int freed;
 
@@ -173,9 +174,6 @@ int main(void)
 	tcase_add_test(tc, test_least_recently_used_dropped_past_the_cap);
 	tcase_add_test(tc, test_a_closed_document_frees_its_memo);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

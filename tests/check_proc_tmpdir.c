@@ -16,6 +16,7 @@
 
 #include "proc/leftovers.h"
 #include "proc/tmpdir.h"
+#include "check_run.h"
 
 static char parent[] = "/tmp/hermes-check-tmpdir.XXXXXX";
 
@@ -172,9 +173,6 @@ int main(void)
 	tcase_add_test(tc, those_of_gone_processes_are_swept_by_the_first_made);
 	tcase_add_test(tc, the_sweep_takes_only_directories_named_after_a_gone_pid);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -15,6 +15,7 @@
 #include "core/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/pool.h"
+#include "check_run.h"
 
 /* ---- a sink that records what the framer hands on ---------------------------------------- */
 
@@ -478,9 +479,6 @@ static Suite *server_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(server_suite());
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(server_suite());
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

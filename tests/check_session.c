@@ -20,6 +20,7 @@
 #include "core/processors.h"
 #include "rpc/state.h"
 #include "session/session.h"
+#include "check_run.h"
 
 /* ---- an in-memory channel -------------------------------------------------------------------- */
 
@@ -644,9 +645,6 @@ static Suite *session_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(session_suite());
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(session_suite());
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -10,6 +10,7 @@
 
 #include "core/utf8.h"
 #include "fs/lines.h"
+#include "check_run.h"
 
 static size_t naive_count(const char *s, size_t n)
 {
@@ -132,9 +133,6 @@ int main(void)
 	tcase_add_test(tc, text_agrees_with_core_validator);
 	tcase_add_test(tc, lossy_names);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? 1 : 0;
 }

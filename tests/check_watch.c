@@ -18,6 +18,7 @@
 #include "fs/watch.h"
 #include "fs/watches.h"
 #include "fs/workspace.h"
+#include "check_run.h"
 
 static char dir[64];
 static hermes_ws_t *ws;
@@ -284,9 +285,6 @@ int main(void)
 	tcase_add_test(tc, ignored_and_new_directories);
 	tcase_add_test(tc, table_handles);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

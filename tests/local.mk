@@ -19,7 +19,7 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 tests_check_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(CJSON_CFLAGS)
 tests_check_libs = libhermes_verbs.la libhermes_core.la $(CHECK_LIBS) $(CJSON_LIBS)
-EXTRA_DIST += tests/lib.sh tests/data tests/soak.py
+EXTRA_DIST += tests/lib.sh tests/data tests/soak.py tests/check_run.h
 
 include tests/core.mk
 include tests/verbs.mk

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "check_run.h"
 
 vt_t vt;
 
@@ -353,10 +354,7 @@ int vt_run(Suite *s)
 		run_dir[0] = '\0';
 	else
 		chmod(run_dir, 0755); /* the unprivileged children must reach their workspaces */
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_ENV);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int failed = check_run(s);
 	if (run_dir[0])
 		vt_rmtree(run_dir);
 	return failed == 0 ? 0 : 1;
